@@ -1,0 +1,1 @@
+//! One tool declaration (a YAML/JSON mapping) to [`crate::ToolDecl`].

@@ -1,0 +1,1 @@
+//! The tool check: evaluates a record on every tool call.
