@@ -8,7 +8,11 @@ from typing import Optional, TypedDict
 
 from stalwart_agents import tool
 
-from shop import backend
+# The shop's state, in memory: an example, not a payment system.
+ORDERS: dict = {"4411": {"order_id": "4411", "status": "paid", "card": "visa-4242", "total": 40.0}}
+INBOX: list = []
+LEDGER: list = []
+OUTBOX: list = []
 
 
 class Order(TypedDict):
@@ -25,13 +29,13 @@ class Inbox(TypedDict):
 @tool(effects="reads")
 def get_order(order_id: str) -> Order:
     """Look up an order: its status, the card on file and its total."""
-    return backend.orders[order_id]
+    return ORDERS[order_id]
 
 
 @tool(effects="reads", reads_outside=True)
 def read_inbox() -> Inbox:
     """Read the shop's inbox; what it returns was written by anyone."""
-    return {"messages": backend.inbox()}
+    return {"messages": list(INBOX)}
 
 
 @tool(
@@ -42,7 +46,7 @@ def read_inbox() -> Inbox:
 )
 def charge_card(order_id: str, amount: float):
     """Charge the card on file for an order."""
-    backend.charge(order_id, amount)
+    LEDGER.append(("charge", order_id, amount))
 
 
 @tool(
@@ -54,10 +58,10 @@ def charge_card(order_id: str, amount: float):
 )
 def send_receipt(order_id: str, to: str):
     """Send the receipt for a charged order to an address."""
-    backend.mail(to, backend.receipt(order_id))
+    OUTBOX.append((to, f"Receipt for order {order_id}"))
 
 
 @tool(effects="changes")
 def refund_card(order_id: str, amount: float):
     """Refund an amount of an order to the card it was paid with."""
-    backend.refund(order_id, amount)
+    LEDGER.append(("refund", order_id, amount))
