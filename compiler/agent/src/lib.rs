@@ -9,7 +9,8 @@ pub mod ast;
 pub mod codes;
 
 mod catalogue;
-mod declaration;
+pub mod declaration;
+pub mod node;
 mod mcp;
 mod python;
 mod resolve;
