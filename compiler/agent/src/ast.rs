@@ -300,7 +300,10 @@ pub enum CheckOp {
 #[derive(Debug, Clone, PartialEq)]
 pub enum CheckOperand {
     Value(serde_json::Value),
-    From { tool: Spanned<String>, field: Spanned<String> },
+    From {
+        tool: Spanned<String>,
+        field: Spanned<String>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]

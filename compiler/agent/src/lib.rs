@@ -19,7 +19,7 @@ mod yaml;
 use stalwart_diagnostics::{Diagnostic, FileId};
 
 pub use ast::*;
-pub use python::module_path;
+pub use python::{module_candidates, module_path};
 
 /// A value and the diagnostics found while producing it. Parsing never fails: bad input gives
 /// diagnostics and as much of the value as could be read.

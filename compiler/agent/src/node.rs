@@ -70,12 +70,62 @@ impl Node {
             NodeKind::Null => Value::Null,
             NodeKind::Bool(b) => Value::Bool(*b),
             NodeKind::Int(i) => Value::from(*i),
-            NodeKind::Float(f) => serde_json::Number::from_f64(*f).map(Value::Number).unwrap_or(Value::Null),
+            NodeKind::Float(f) => serde_json::Number::from_f64(*f)
+                .map(Value::Number)
+                .unwrap_or(Value::Null),
             NodeKind::Str(s) => Value::String(s.clone()),
             NodeKind::Seq(items) => Value::Array(items.iter().map(Node::to_json).collect()),
             NodeKind::Map(entries) => Value::Object(
-                entries.iter().map(|(k, v)| (k.name.clone(), v.to_json())).collect(),
+                entries
+                    .iter()
+                    .map(|(k, v)| (k.name.clone(), v.to_json()))
+                    .collect(),
             ),
         }
     }
 }
+
+impl Node {
+    /// The entries of a mapping.
+    pub fn entries(&self) -> Option<&[(Key, Node)]> {
+        match &self.kind {
+            NodeKind::Map(entries) => Some(entries),
+            _ => None,
+        }
+    }
+
+    /// The items of a list.
+    pub fn items(&self) -> Option<&[Node]> {
+        match &self.kind {
+            NodeKind::Seq(items) => Some(items),
+            _ => None,
+        }
+    }
+
+    /// The span of the bytes `range` of a string's value, when the source wrote the value
+    /// verbatim (a plain scalar, or a quoted one without escapes); otherwise the whole span.
+    pub fn sub_span(&self, range: std::ops::Range<usize>) -> Span {
+        let NodeKind::Str(value) = &self.kind else {
+            return self.span;
+        };
+        let written = self.span.end.saturating_sub(self.span.start) as usize;
+        let offset = if written == value.len() {
+            0
+        } else if written == value.len() + 2 {
+            1
+        } else {
+            return self.span;
+        };
+        if range.start > range.end || range.end > value.len() {
+            return self.span;
+        }
+        let to_u32 = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        Span::new(
+            self.span.file,
+            self.span.start.saturating_add(to_u32(offset + range.start)),
+            self.span.start.saturating_add(to_u32(offset + range.end)),
+        )
+    }
+}
+
+pub(crate) mod read;

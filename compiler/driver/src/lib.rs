@@ -1,1 +1,12 @@
-//! stub
+//! The compiler's façade: the functions the command-line tool and the language server call.
+//!
+//! It owns the concrete salsa database (`database`), finds and loads files through a
+//! [`FileLoader`], runs the queries of `stalwart-sema` and `stalwart-lower`, and writes record
+//! folders atomically (`output`). It has no logic of analysis of its own.
+
+pub mod compile;
+pub mod database;
+pub mod output;
+
+pub use compile::{COMPILER_VERSION, CompileOptions, CompileOutcome, Written, compile_agent, default_out_dir};
+pub use database::{Database, DiskLoader, FileLoader, MemoryLoader};

@@ -8,6 +8,9 @@
 //! INVARIANT: every index stored in a record points inside the arena it names; the loader's
 //! validation (`crate::load`) checks this after bytecheck, so the runtime may index without
 //! bounds failures turning into panics (it still uses `get`).
+//!
+//! With the crate's `serde` feature every type also derives serde's traits, so tests and
+//! benchmarks can compare the record with JSON; the default build has no serde.
 
 use rkyv::{Archive, Deserialize, Serialize};
 
@@ -25,6 +28,7 @@ pub type ExprIdx = u32;
 pub type SourceIdx = u32;
 
 /// The whole compiled record (everything after the fixed header).
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
 #[rkyv(derive(Debug))]
 pub struct RecordBody {
@@ -53,6 +57,7 @@ pub struct RecordBody {
 }
 
 /// What a record was compiled from.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Archive, Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[rkyv(derive(Debug, PartialEq, Eq))]
 pub enum RecordKind {
@@ -64,6 +69,7 @@ pub enum RecordKind {
 }
 
 /// A source file that went into the record.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
 #[rkyv(derive(Debug))]
 pub struct Source {
@@ -74,6 +80,7 @@ pub struct Source {
 }
 
 /// A place in a source file: for reasons and findings that name a line.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Archive, Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[rkyv(derive(Debug))]
 pub struct SourceSpan {
@@ -86,6 +93,7 @@ pub struct SourceSpan {
 }
 
 /// One JSON value node. Arrays and objects refer to their members by index.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[rkyv(derive(Debug))]
 pub enum Value {
@@ -99,6 +107,7 @@ pub enum Value {
 }
 
 /// The trust levels, lowest first.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Archive, Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 #[rkyv(derive(Debug, PartialEq, Eq, PartialOrd, Ord), compare(PartialEq))]
 pub enum Trust {
@@ -109,6 +118,7 @@ pub enum Trust {
 }
 
 /// What a tool does to the world.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Archive, Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[rkyv(derive(Debug, PartialEq, Eq), compare(PartialEq))]
 pub enum Effects {
@@ -120,6 +130,7 @@ pub enum Effects {
 }
 
 /// A period for host-counted limits and spend.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Archive, Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
 #[rkyv(derive(Debug, PartialEq, Eq), compare(PartialEq))]
 pub enum Period {
@@ -130,6 +141,7 @@ pub enum Period {
 }
 
 /// One tool of the catalogue with every field of DESIGN §2.2.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[rkyv(derive(Debug))]
 pub struct Tool {
@@ -171,6 +183,7 @@ pub struct Tool {
 }
 
 /// `after: [{tool, bind}]`.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
 #[rkyv(derive(Debug))]
 pub struct After {
@@ -181,6 +194,7 @@ pub struct After {
 }
 
 /// `not_after: [tool | untrusted]`.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
 #[rkyv(derive(Debug))]
 pub enum NotAfter {
@@ -190,6 +204,7 @@ pub enum NotAfter {
 }
 
 /// `at_most: N` (a session) or `{count: N, per: P}` (host-counted).
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Archive, Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
 #[rkyv(derive(Debug))]
 pub struct AtMost {
@@ -199,6 +214,7 @@ pub struct AtMost {
 }
 
 /// `undo:`.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq, Eq, Default)]
 #[rkyv(derive(Debug))]
 pub enum Undo {
@@ -215,6 +231,7 @@ pub enum Undo {
 }
 
 /// `idempotency:`.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq, Eq, Default)]
 #[rkyv(derive(Debug))]
 pub enum Idempotency {
@@ -227,6 +244,7 @@ pub enum Idempotency {
 }
 
 /// One `checks:` entry: `argument: {op: value | {from: tool.field}}`.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[rkyv(derive(Debug))]
 pub struct ArgumentCheck {
@@ -235,6 +253,7 @@ pub struct ArgumentCheck {
     pub operand: CheckOperand,
 }
 
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Archive, Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
 #[rkyv(derive(Debug, PartialEq, Eq), compare(PartialEq))]
 pub enum CheckOp {
@@ -244,15 +263,20 @@ pub enum CheckOp {
     OneOf,
 }
 
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
 #[rkyv(derive(Debug))]
 pub enum CheckOperand {
     Value(ValueIdx),
     /// `{from: tool.field}`: the latest reported result of that tool.
-    From { tool: ToolIdx, field: String },
+    From {
+        tool: ToolIdx,
+        field: String,
+    },
 }
 
 /// `spend: {argument, at_most, per}`.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[rkyv(derive(Debug))]
 pub struct Spend {
@@ -261,6 +285,7 @@ pub struct Spend {
     pub per: Period,
 }
 
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Archive, Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
 #[rkyv(derive(Debug, PartialEq, Eq), compare(PartialEq))]
 pub enum ArgumentKind {
@@ -274,6 +299,7 @@ pub enum ArgumentKind {
 }
 
 /// `source:` — where a tool comes from and its pin.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
 #[rkyv(derive(Debug))]
 pub struct ToolSource {
@@ -283,6 +309,7 @@ pub struct ToolSource {
     pub pin: Option<String>,
 }
 
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Archive, Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
 #[rkyv(derive(Debug, PartialEq, Eq), compare(PartialEq))]
 pub enum ToolSourceKind {
@@ -291,6 +318,7 @@ pub enum ToolSourceKind {
 }
 
 /// An agent of agent.yaml.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
 #[rkyv(derive(Debug))]
 pub struct Agent {
@@ -305,6 +333,7 @@ pub struct Agent {
     pub span: SourceSpan,
 }
 
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Archive, Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[rkyv(derive(Debug, PartialEq, Eq), compare(PartialEq))]
 pub enum OnUnread {
@@ -316,6 +345,7 @@ pub enum OnUnread {
 }
 
 /// `settings:` with defaults filled in.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
 #[rkyv(derive(Debug))]
 pub struct Settings {
@@ -340,6 +370,7 @@ impl Default for Settings {
     }
 }
 
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Archive, Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[rkyv(derive(Debug, PartialEq, Eq), compare(PartialEq))]
 pub enum TaintPolicy {
@@ -348,6 +379,7 @@ pub enum TaintPolicy {
     Refuse,
 }
 
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Archive, Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[rkyv(derive(Debug, PartialEq, Eq), compare(PartialEq))]
 pub enum Language {
@@ -357,6 +389,7 @@ pub enum Language {
 }
 
 /// A fact read from a tool's result (`facts:` in agent.yaml).
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
 #[rkyv(derive(Debug))]
 pub struct Fact {
@@ -371,6 +404,7 @@ pub struct Fact {
 }
 
 /// A compiled JSON Schema node (the validation program). Children are arena indices.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
 #[rkyv(derive(Debug))]
 pub struct SchemaNode {
@@ -412,6 +446,7 @@ impl TypeSet {
 }
 
 /// `additionalProperties`.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Archive, Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[rkyv(derive(Debug))]
 pub enum Additional {
@@ -425,6 +460,7 @@ pub enum Additional {
 }
 
 /// The compiled rulebook decision for one tool (DESIGN §5.7).
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq, Eq, Default)]
 #[rkyv(derive(Debug))]
 pub struct Gate {
@@ -438,6 +474,7 @@ pub struct Gate {
     pub default: Option<GateDefault>,
 }
 
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Archive, Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
 #[rkyv(derive(Debug, PartialEq, Eq), compare(PartialEq))]
 pub enum GateDefault {
@@ -446,6 +483,7 @@ pub enum GateDefault {
 }
 
 /// One path through a flow (or one sheet row) to an action on the tool.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
 #[rkyv(derive(Debug))]
 pub struct GatePath {
@@ -459,6 +497,7 @@ pub struct GatePath {
     pub span: SourceSpan,
 }
 
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
 #[rkyv(derive(Debug))]
 pub enum GateAction {
@@ -471,6 +510,7 @@ pub enum GateAction {
 }
 
 /// A condition expression node.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
 #[rkyv(derive(Debug))]
 pub enum Expr {
@@ -489,6 +529,7 @@ pub enum Expr {
     },
 }
 
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Archive, Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
 #[rkyv(derive(Debug, PartialEq, Eq), compare(PartialEq))]
 pub enum CompareOp {

@@ -1,1 +1,176 @@
-//! Colang 1.0.
+//! Colang 1.0: the line rules ([`lines`]), the lexer ([`lexer`]), the layout pass that adds
+//! blocks and statement keywords ([`layout`]), the parser generated from
+//! `grammars/colang_v1.lalrpop`, the syntax tree ([`ast`]) and the facts `inspect` prints
+//! ([`inspect`]). Parsing never fails: it returns the tree of everything it could read and a
+//! diagnostic for everything it could not.
+
+pub mod ast;
+pub mod codes;
+pub mod inspect;
+pub mod layout;
+pub mod lexer;
+pub mod lines;
+mod nodes;
+mod validate;
+
+pub use inspect::{anonymous_flow_id, inspect_v1};
+
+use stalwart_diagnostics::{Diagnostic, FileId};
+
+use crate::Parse;
+use ast::{Item, Module};
+use lexer::Tok;
+
+lalrpop_util::lalrpop_mod!(
+    #[allow(
+        clippy::all,
+        clippy::pedantic,
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing,
+        clippy::string_slice,
+        unused
+    )]
+    grammar,
+    "/colang_v1.rs"
+);
+
+/// Parses a Colang 1.0 file. The module holds every definition that could be read; the
+/// diagnostics (sorted by position) say what could not.
+pub fn parse_v1(file: FileId, text: &str) -> Parse<Module> {
+    let lines = lines::split_lines(file, text);
+    let layout = layout::layout(file, text, &lines);
+    let mut diagnostics = lines.diagnostics.clone();
+    diagnostics.extend(layout.diagnostics.iter().cloned());
+    let parser = grammar::ChunkParser::new();
+    let mut items = Vec::new();
+    for &(from, to) in &layout.chunks {
+        let tokens = layout.tokens.get(from..to).unwrap_or(&[]);
+        let mut recovered = Vec::new();
+        match parser.parse(text, file, &mut recovered, tokens.iter().copied()) {
+            Ok(chunk) => items.extend(chunk),
+            Err(err) => diagnostics.push(parse_error(file, text, err)),
+        }
+        diagnostics.extend(
+            recovered
+                .into_iter()
+                .map(|r| parse_error(file, text, r.error)),
+        );
+    }
+    for item in &mut items {
+        if let Item::Flow(flow) = item {
+            if flow.name.is_none() {
+                flow.id = inspect::anonymous_id_at(text, &lines, flow.header.start);
+            }
+        }
+    }
+    let docstrings = lines
+        .docstrings
+        .iter()
+        .map(|s| stalwart_diagnostics::Span::new(file, s.start, s.end))
+        .collect();
+    let module = Module { items, docstrings };
+    validate::validate(&module, &mut diagnostics);
+    stalwart_diagnostics::sort(&mut diagnostics);
+    diagnostics.dedup();
+    Parse {
+        value: module,
+        diagnostics,
+    }
+}
+
+type ParseError = lalrpop_util::ParseError<usize, Tok, ()>;
+
+#[cold]
+fn parse_error(file: FileId, text: &str, err: ParseError) -> Diagnostic {
+    use lalrpop_util::ParseError as E;
+    let at = |l: usize, r: usize| nodes::span(file, (l, r));
+    match err {
+        E::UnrecognizedToken {
+            token: (l, tok, r),
+            expected,
+        } => match tok {
+            Tok::Newline | Tok::Dedent if expected.iter().any(|e| e == "\")\"") => {
+                Diagnostic::error(
+                    codes::UNCLOSED_BRACKET,
+                    at(l, l),
+                    "unclosed `(` at the end of the line",
+                )
+                .with_label("expected `)`")
+            }
+            Tok::Newline | Tok::Dedent => Diagnostic::error(
+                codes::UNEXPECTED_END_OF_LINE,
+                at(l, l),
+                "unexpected end of line",
+            )
+            .with_label(format!("expected {}", describe(&expected))),
+            Tok::Indent => {
+                Diagnostic::error(codes::UNEXPECTED_INDENT, at(l, l), "unexpected indentation")
+            }
+            _ => {
+                let word = text.get(l..r).unwrap_or("");
+                Diagnostic::error(
+                    codes::UNEXPECTED_TOKEN,
+                    at(l, r),
+                    format!("unexpected `{word}`"),
+                )
+                .with_label(format!("expected {}", describe(&expected)))
+            }
+        },
+        E::UnrecognizedEof { location, expected } => Diagnostic::error(
+            codes::UNEXPECTED_END_OF_LINE,
+            at(location, location),
+            "unexpected end of file",
+        )
+        .with_label(format!("expected {}", describe(&expected))),
+        E::ExtraToken { token: (l, _, r) } => {
+            let word = text.get(l..r).unwrap_or("");
+            Diagnostic::error(
+                codes::UNEXPECTED_TOKEN,
+                at(l, r),
+                format!("unexpected `{word}`"),
+            )
+        }
+        E::InvalidToken { location } => Diagnostic::error(
+            codes::UNEXPECTED_TOKEN,
+            at(location, location),
+            "unexpected character",
+        ),
+        E::User { .. } => Diagnostic::error(codes::UNEXPECTED_TOKEN, at(0, 0), "unreadable line"),
+    }
+}
+
+/// What the parser expected, in words.
+fn describe(expected: &[String]) -> String {
+    let mut words: Vec<String> = Vec::new();
+    for e in expected {
+        let name = e.trim_matches('"');
+        let word = match name {
+            "end of line" => "the end of the line".to_string(),
+            "word" => "a name".to_string(),
+            "variable" => "a variable".to_string(),
+            "string" => "a string".to_string(),
+            "number" => "a number".to_string(),
+            "indent"
+            | "dedent"
+            | "unclosed string"
+            | "single-quoted string"
+            | "character"
+            | "bad"
+            | "flow name" => continue,
+            other => format!("`{other}`"),
+        };
+        if !words.contains(&word) {
+            words.push(word);
+        }
+    }
+    if words.len() > 5 {
+        return "more on this line".to_string();
+    }
+    match words.as_slice() {
+        [] => "something else".to_string(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
+    }
+}

@@ -1,0 +1,495 @@
+//! Python tool modules, read statically with tree-sitter-python: the module is parsed, never run.
+//!
+//! A tool is a module-level function (`def` or `async def`) with a tool decorator. These
+//! spellings count: `@tool`, `@tool(...)`, `@<anything>.tool`, `@<anything>.tool(...)` (so
+//! `@stalwart_agents.tool(...)` and `@mcp.tool()`), and any name `tool` is imported as
+//! (`from stalwart_agents import tool as declare` makes `@declare(...)` count). A tool decorator on
+//! a method, a class or a nested function is reported and not read; a second one on the same
+//! function is reported and ignored.
+//!
+//! For each tool: the name is the function's (or the decorator's `name="..."`); the decorator's
+//! keyword arguments are the declaration of DESIGN §2.2, read as literals into a [`Node`] mapping
+//! and handed to [`declaration::tool_from_node`]; `description`, `arguments` and `result` come from
+//! the docstring and the type hints (see [`schema`]) unless the decorator gives them. Parameters:
+//! one without a default is required, a default makes it optional (recorded as `default` when it
+//! is a literal); `*args` and `**kwargs` are skipped with a warning (undeclared arguments are refused
+//! anyway); `self` is not special, since methods are not read. A syntax error is reported where
+//! tree-sitter found it, and the tools the rest of the module declares are still read.
+
+mod codes;
+mod literal;
+mod schema;
+mod syntax;
+#[cfg(test)]
+mod tests;
+
+use serde_json::Value;
+use stalwart_diagnostics::{Diagnostic, FileId, Span};
+use tree_sitter::Node as TsNode;
+
+use self::literal::{Place, Source, children, docstring, literal};
+use self::schema::{Schemas, TypedDict, typed_dicts};
+use self::syntax::{MAX_PASSES, blank_errors, syntax_errors, top_level_errors};
+use crate::declaration;
+use crate::node::{Key, Node, NodeKind};
+use crate::{Parse, Spanned, ToolDecl, ToolOrigin};
+
+/// The files a module may be, in the order they are tried: `shop.tools` → `shop/tools.py`, then
+/// `shop/tools/__init__.py` (a package).
+pub fn module_candidates(module: &str) -> Vec<String> {
+    let path = module.replace('.', "/");
+    vec![format!("{path}.py"), format!("{path}/__init__.py")]
+}
+
+/// `shop.tools` → `shop/tools.py`: the first of [`module_candidates`].
+pub fn module_path(module: &str) -> String {
+    module_candidates(module)
+        .into_iter()
+        .next()
+        .unwrap_or_default()
+}
+
+pub(crate) fn parse_python_module(file: FileId, text: &str, module: &str) -> Parse<Vec<ToolDecl>> {
+    let found = read_module(file, text);
+    let mut diagnostics = found.diagnostics;
+    let mut tools = Vec::new();
+    for tool in found.value {
+        let parsed = declaration::tool_from_node(
+            &tool.node,
+            ToolOrigin::Python(module.to_string()),
+            Some(tool.name.clone()),
+        );
+        diagnostics.extend(parsed.diagnostics);
+        if let Some(decl) = parsed.value {
+            tools.push(tool.complete(decl));
+        }
+    }
+    Parse {
+        value: tools,
+        diagnostics,
+    }
+}
+
+/// One decorated function, read but not yet turned into a declaration.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct FoundTool {
+    pub name: Spanned<String>,
+    /// From the first decorator to the end of the `def` line's signature.
+    pub span: Span,
+    /// The decorator's keyword arguments (`name` left out): an empty mapping for a bare `@tool`.
+    pub node: Node,
+    pub description: Option<String>,
+    /// The parameters' object schema, spanned at the parameter list.
+    pub arguments: Spanned<Value>,
+    /// The return annotation's schema, spanned at the annotation.
+    pub result: Option<Spanned<Value>>,
+}
+
+impl FoundTool {
+    /// Fills what the decorator did not say from the signature and the docstring.
+    fn complete(self, mut decl: ToolDecl) -> ToolDecl {
+        decl.span = self.span;
+        if self.node.get("description").is_none() && decl.description.is_none() {
+            decl.description = self.description;
+        }
+        if self.node.get("arguments").is_none() {
+            decl.arguments = Some(self.arguments);
+        }
+        if self.node.get("result").is_none() {
+            decl.result = self.result;
+        }
+        decl
+    }
+}
+
+/// Reads every tool function of a module, with the module's diagnostics.
+pub(crate) fn read_module(file: FileId, text: &str) -> Parse<Vec<FoundTool>> {
+    let mut diagnostics = Vec::new();
+    let mut parser = tree_sitter::Parser::new();
+    if parser
+        .set_language(&tree_sitter_python::LANGUAGE.into())
+        .is_err()
+    {
+        return unparsed(file);
+    }
+    let mut current = text.to_string();
+    for pass in 1..=MAX_PASSES {
+        let Some(tree) = parser.parse(&current, None) else {
+            return unparsed(file);
+        };
+        let src = Source {
+            text: &current,
+            file,
+        };
+        let root = tree.root_node();
+        syntax_errors(src, root, &mut diagnostics);
+        let errors = top_level_errors(root);
+        if !errors.is_empty() && pass < MAX_PASSES {
+            let blanked = blank_errors(&current, &errors);
+            if blanked != current {
+                current = blanked;
+                continue;
+            }
+        }
+        let tools = read_tree(src, root, &mut diagnostics);
+        let mut unique: Vec<Diagnostic> = Vec::with_capacity(diagnostics.len());
+        for d in diagnostics {
+            if !unique.contains(&d) {
+                unique.push(d);
+            }
+        }
+        return Parse {
+            value: tools,
+            diagnostics: unique,
+        };
+    }
+    unparsed(file)
+}
+
+fn unparsed(file: FileId) -> Parse<Vec<FoundTool>> {
+    let d = Diagnostic::error(
+        codes::SYNTAX,
+        Span::new(file, 0, 0),
+        "the module could not be parsed",
+    )
+    .with_label("the Python parser gave up here");
+    Parse {
+        value: Vec::new(),
+        diagnostics: vec![d],
+    }
+}
+
+/// The tools of a parsed module.
+fn read_tree(
+    src: Source<'_>,
+    root: TsNode<'_>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Vec<FoundTool> {
+    // Module-level statements, and those tree-sitter kept whole inside a top-level error.
+    let mut statements = Vec::new();
+    for child in children(root) {
+        if child.kind() == "ERROR" {
+            statements.extend(children(child));
+        } else {
+            statements.push(child);
+        }
+    }
+    let aliases = tool_aliases(src, &statements);
+    let classes: Vec<TsNode<'_>> = statements
+        .iter()
+        .filter_map(|s| definition(*s))
+        .filter(|d| d.kind() == "class_definition")
+        .collect();
+    let dicts = typed_dicts(src, &classes);
+
+    let mut tools = Vec::new();
+    for statement in &statements {
+        match statement.kind() {
+            "decorated_definition" => {
+                if let Some(tool) = read_decorated(src, *statement, &aliases, &dicts, diagnostics) {
+                    tools.push(tool);
+                }
+            }
+            "class_definition" | "function_definition" => {
+                misplaced_in(src, *statement, &aliases, diagnostics)
+            }
+            _ => {}
+        }
+    }
+    tools
+}
+
+/// The class or function a statement defines (through its decorators).
+fn definition(statement: TsNode<'_>) -> Option<TsNode<'_>> {
+    match statement.kind() {
+        "class_definition" | "function_definition" => Some(statement),
+        "decorated_definition" => statement.child_by_field_name("definition"),
+        _ => None,
+    }
+}
+
+/// Names `tool` is imported as: `from stalwart_agents import tool as declare`.
+fn tool_aliases(src: Source<'_>, statements: &[TsNode<'_>]) -> Vec<String> {
+    let mut aliases = Vec::new();
+    for statement in statements
+        .iter()
+        .filter(|s| s.kind() == "import_from_statement")
+    {
+        let mut cursor = statement.walk();
+        for name in statement.children_by_field_name("name", &mut cursor) {
+            if name.kind() != "aliased_import" {
+                continue;
+            }
+            let original = name.child_by_field_name("name").map(|n| src.text_of(n));
+            let alias = name.child_by_field_name("alias").map(|n| src.text_of(n));
+            if let (Some("tool"), Some(alias)) = (original, alias) {
+                aliases.push(alias.to_string());
+            }
+        }
+    }
+    aliases
+}
+
+/// `Some(arguments)` when the decorator is a tool decorator: the argument list of a call, `None`
+/// for a bare `@tool`.
+fn tool_decorator<'t>(
+    src: Source<'_>,
+    decorator: TsNode<'t>,
+    aliases: &[String],
+) -> Option<Option<TsNode<'t>>> {
+    let expr = children(decorator).into_iter().next()?;
+    let names_tool = |n: TsNode<'_>| match n.kind() {
+        "identifier" => {
+            let text = src.text_of(n);
+            text == "tool" || aliases.iter().any(|a| a == text)
+        }
+        "attribute" => n
+            .child_by_field_name("attribute")
+            .is_some_and(|a| src.text_of(a) == "tool"),
+        _ => false,
+    };
+    if expr.kind() == "call" {
+        let function = expr.child_by_field_name("function")?;
+        return names_tool(function).then(|| {
+            expr.child_by_field_name("arguments")
+                .filter(|a| a.kind() == "argument_list")
+        });
+    }
+    names_tool(expr).then_some(None)
+}
+
+fn decorators(statement: TsNode<'_>) -> Vec<TsNode<'_>> {
+    children(statement)
+        .into_iter()
+        .filter(|c| c.kind() == "decorator")
+        .collect()
+}
+
+fn read_decorated<'t>(
+    src: Source<'_>,
+    statement: TsNode<'t>,
+    aliases: &[String],
+    dicts: &[TypedDict<'t>],
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<FoundTool> {
+    let tool_decorators: Vec<(TsNode<'t>, Option<TsNode<'t>>)> = decorators(statement)
+        .into_iter()
+        .filter_map(|d| tool_decorator(src, d, aliases).map(|args| (d, args)))
+        .collect();
+    let definition = statement.child_by_field_name("definition")?;
+    if definition.kind() != "function_definition" {
+        for (decorator, _) in &tool_decorators {
+            misplaced(src, *decorator, "a class", diagnostics);
+        }
+        misplaced_in(src, definition, aliases, diagnostics);
+        return None;
+    }
+    misplaced_in(src, definition, aliases, diagnostics);
+    let (first, args) = *tool_decorators.first()?;
+    for (repeated, _) in tool_decorators.iter().skip(1) {
+        diagnostics.push(
+            Diagnostic::warning(
+                codes::REPEATED_DECORATOR,
+                src.span(*repeated),
+                "a second tool decorator is ignored",
+            )
+            .with_label("ignored")
+            .with_secondary(src.span(first), "the first one declares the tool"),
+        );
+    }
+    let name_node = definition.child_by_field_name("name")?;
+    let parameters = definition.child_by_field_name("parameters")?;
+    let mut name = Spanned::new(src.text_of(name_node).to_string(), src.span(name_node));
+    let ctx = format!("tool `{}`: ", name.value);
+    let decorator_span = src.span(children(first).into_iter().next().unwrap_or(first));
+    let (node, renamed) = keywords(src, args, decorator_span, &ctx, diagnostics);
+    if let Some(renamed) = renamed {
+        name = renamed;
+    }
+    let return_type = definition.child_by_field_name("return_type");
+    let header_end = return_type.unwrap_or(parameters).end_byte();
+    let span = Span::new(
+        src.file,
+        src.span(statement).start,
+        src.span(parameters).start.max(to_u32(header_end)),
+    );
+
+    let mut schemas = Schemas::new(src, dicts, format!("tool `{}`: ", name.value));
+    let arguments = Spanned::new(schemas.arguments(parameters), src.span(parameters));
+    let result = return_type.and_then(|r| schemas.result(r).map(|s| Spanned::new(s, src.span(r))));
+    diagnostics.append(&mut schemas.diagnostics);
+    let description = definition
+        .child_by_field_name("body")
+        .and_then(|body| docstring(src, body));
+    Some(FoundTool {
+        name,
+        span,
+        node,
+        description,
+        arguments,
+        result,
+    })
+}
+
+fn to_u32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// The decorator's keyword arguments as a mapping, and the `name=` it gives, if any.
+fn keywords(
+    src: Source<'_>,
+    args: Option<TsNode<'_>>,
+    bare_span: Span,
+    ctx: &str,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> (Node, Option<Spanned<String>>) {
+    let Some(args) = args else {
+        return (
+            Node {
+                kind: NodeKind::Map(Vec::new()),
+                span: bare_span,
+            },
+            None,
+        );
+    };
+    let mut entries: Vec<(Key, Node)> = Vec::new();
+    let mut seen: Vec<Key> = Vec::new();
+    let mut renamed = None;
+    for arg in children(args) {
+        match arg.kind() {
+            "keyword_argument" => {}
+            "ERROR" => continue,
+            _ => {
+                diagnostics.push(
+                    Diagnostic::error(
+                        codes::POSITIONAL_ARGUMENT,
+                        src.span(arg),
+                        format!("{ctx}the tool decorator takes keyword arguments only"),
+                    )
+                    .with_label("not a keyword argument")
+                    .with_help("name each field of the declaration: `effects=\"reads\"`"),
+                );
+                continue;
+            }
+        }
+        let (Some(key_node), Some(value_node)) = (
+            arg.child_by_field_name("name"),
+            arg.child_by_field_name("value"),
+        ) else {
+            continue;
+        };
+        let key = Key {
+            name: src.text_of(key_node).to_string(),
+            span: src.span(key_node),
+        };
+        if let Some(first) = seen.iter().find(|k| k.name == key.name) {
+            diagnostics.push(
+                Diagnostic::error(
+                    codes::DUPLICATE_KEYWORD,
+                    key.span,
+                    format!("{ctx}`{}` is given twice", key.name),
+                )
+                .with_label("given again here")
+                .with_secondary(first.span, "first given here"),
+            );
+            continue;
+        }
+        seen.push(key.clone());
+        let place = Place {
+            ctx,
+            key: &key.name,
+        };
+        // A value with any part that cannot be read is left out whole, so the declaration reader
+        // does not report what is missing from it a second time.
+        let mut problems = Vec::new();
+        let value = literal(src, value_node, &place, &mut problems);
+        let unreadable = !problems.is_empty();
+        diagnostics.append(&mut problems);
+        let Some(value) = value.filter(|_| !unreadable) else {
+            continue;
+        };
+        if key.name == "name" {
+            match value.kind {
+                NodeKind::Str(s) if !s.is_empty() => renamed = Some(Spanned::new(s, value.span)),
+                NodeKind::Str(_) => diagnostics.push(
+                    Diagnostic::error(
+                        codes::BAD_TOOL_NAME,
+                        value.span,
+                        format!("{ctx}`name` is empty"),
+                    )
+                    .with_label("expected the tool's name"),
+                ),
+                _ => diagnostics.push(
+                    Diagnostic::error(
+                        codes::BAD_TOOL_NAME,
+                        value.span,
+                        format!("{ctx}`name` must be a string, found {}", value.describe()),
+                    )
+                    .with_label("expected the tool's name"),
+                ),
+            }
+            continue;
+        }
+        entries.push((key, value));
+    }
+    (
+        Node {
+            kind: NodeKind::Map(entries),
+            span: src.span(args),
+        },
+        renamed,
+    )
+}
+
+/// Reports tool decorators inside a class or function body: only module-level functions are tools.
+fn misplaced_in(
+    src: Source<'_>,
+    definition: TsNode<'_>,
+    aliases: &[String],
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let Some(body) = definition.child_by_field_name("body") else {
+        return;
+    };
+    let inside = if definition.kind() == "class_definition" {
+        "a method"
+    } else {
+        "a nested function"
+    };
+    for statement in children(body) {
+        if statement.kind() != "decorated_definition" {
+            continue;
+        }
+        let what = match statement
+            .child_by_field_name("definition")
+            .map(|d| d.kind())
+        {
+            Some("class_definition") => "a class",
+            _ => inside,
+        };
+        for decorator in decorators(statement) {
+            if tool_decorator(src, decorator, aliases).is_some() {
+                misplaced(src, decorator, what, diagnostics);
+            }
+        }
+    }
+}
+
+fn misplaced(
+    src: Source<'_>,
+    decorator: TsNode<'_>,
+    what: &str,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    diagnostics.push(
+        Diagnostic::warning(
+            codes::MISPLACED_TOOL,
+            src.span(decorator),
+            format!("a tool decorator on {what} is not read"),
+        )
+        .with_label("not a module-level function")
+        .with_note(
+            "tools are module-level functions: `def` or `async def` at the top of the module",
+        ),
+    );
+}

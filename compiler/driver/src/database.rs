@@ -1,0 +1,192 @@
+//! The concrete salsa database: storage, and the file loader that answers `Db::resolve`.
+//!
+//! Files are loaded lazily, the first time a query asks for one, through a [`FileLoader`]
+//! (the disk for the command line, memory for tests and the editor). Each file gets a
+//! [`FileId`] once; the same path always answers with the same [`SourceFile`].
+
+use std::collections::BTreeMap;
+use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use salsa::Setter;
+use stalwart_db::{Db, SourceFile};
+use stalwart_diagnostics::{FileId, Files};
+
+/// Where file texts come from.
+pub trait FileLoader: Send + Sync {
+    /// The file's text; `None` when it does not exist or is not readable text.
+    fn read(&self, path: &Path) -> Option<String>;
+    /// The names of the files in a folder (not recursive), sorted; empty when it is not a folder.
+    fn list(&self, path: &Path) -> Vec<String>;
+}
+
+/// Reads from the disk.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct DiskLoader;
+
+impl FileLoader for DiskLoader {
+    fn read(&self, path: &Path) -> Option<String> {
+        let bytes = std::fs::read(path).ok()?;
+        String::from_utf8(bytes).ok()
+    }
+
+    fn list(&self, path: &Path) -> Vec<String> {
+        let Ok(entries) = std::fs::read_dir(path) else { return Vec::new() };
+        let mut names: Vec<String> = entries
+            .filter_map(Result::ok)
+            .filter(|e| e.file_type().map(|t| t.is_file()).unwrap_or(false))
+            .filter_map(|e| e.file_name().into_string().ok())
+            .collect();
+        names.sort();
+        names
+    }
+}
+
+/// Serves files from memory (tests, unsaved editor buffers).
+#[derive(Debug, Default, Clone)]
+pub struct MemoryLoader {
+    pub files: BTreeMap<PathBuf, String>,
+}
+
+impl FileLoader for MemoryLoader {
+    fn read(&self, path: &Path) -> Option<String> {
+        self.files.get(&normalize(path)).cloned()
+    }
+
+    fn list(&self, path: &Path) -> Vec<String> {
+        let dir = normalize(path);
+        self.files
+            .keys()
+            .filter(|p| p.parent() == Some(dir.as_path()))
+            .filter_map(|p| p.file_name()?.to_str().map(str::to_string))
+            .collect()
+    }
+}
+
+#[derive(Default)]
+struct Registry {
+    by_path: BTreeMap<PathBuf, SourceFile>,
+    /// id → (display name, full path), in id order.
+    by_id: Vec<(String, PathBuf)>,
+}
+
+/// The database the compiler's façade runs queries against.
+#[salsa::db]
+#[derive(Clone)]
+pub struct Database {
+    storage: salsa::Storage<Self>,
+    loader: Arc<dyn FileLoader>,
+    /// The compiled root: agent.yaml's folder (paths in the record are relative to it).
+    root: PathBuf,
+    registry: Arc<Mutex<Registry>>,
+}
+
+#[salsa::db]
+impl salsa::Database for Database {}
+
+#[salsa::db]
+impl Db for Database {
+    fn resolve(&self, from: SourceFile, relative: &str) -> Option<SourceFile> {
+        let base = self.full_path(from)?;
+        let dir = base.parent().map(Path::to_path_buf).unwrap_or_default();
+        self.load(&dir.join(relative))
+    }
+
+    fn list_folder(&self, from: SourceFile, relative: &str) -> Vec<String> {
+        let Some(base) = self.full_path(from) else { return Vec::new() };
+        let dir = base.parent().map(Path::to_path_buf).unwrap_or_default();
+        self.loader.list(&normalize(&dir.join(relative)))
+    }
+}
+
+impl Database {
+    /// A database whose compiled root is `root` (agent.yaml's or the rulebook's folder).
+    pub fn new(loader: Arc<dyn FileLoader>, root: impl Into<PathBuf>) -> Self {
+        Self::with_events(loader, root, None)
+    }
+
+    /// The same, with salsa's event callback (for tests that check what re-ran).
+    pub fn with_events(
+        loader: Arc<dyn FileLoader>,
+        root: impl Into<PathBuf>,
+        events: Option<Box<dyn Fn(salsa::Event) + Send + Sync + 'static>>,
+    ) -> Self {
+        Self {
+            storage: salsa::Storage::new(events),
+            loader,
+            root: normalize(&root.into()),
+            registry: Arc::new(Mutex::new(Registry::default())),
+        }
+    }
+
+    /// Loads (once) the file at `path`; `None` when it cannot be read.
+    pub fn load(&self, path: &Path) -> Option<SourceFile> {
+        let path = normalize(path);
+        if let Some(file) = self.registry.lock().ok()?.by_path.get(&path) {
+            return Some(*file);
+        }
+        let text = self.loader.read(&path)?;
+        let mut registry = self.registry.lock().ok()?;
+        if let Some(file) = registry.by_path.get(&path) {
+            return Some(*file);
+        }
+        let id = FileId(registry.by_id.len() as u32);
+        let name = path.to_string_lossy().replace('\\', "/");
+        let relative = relative_to(&path, &self.root);
+        let file = SourceFile::new(self, id, name.clone(), relative, text);
+        registry.by_path.insert(path.clone(), file);
+        registry.by_id.push((name, path));
+        Some(file)
+    }
+
+    /// Replaces a loaded file's text (an edit); queries that read it re-run on next use.
+    pub fn set_text(&mut self, file: SourceFile, text: String) {
+        file.set_text(self).to(text);
+    }
+
+    /// The full path a file was loaded from.
+    pub fn full_path(&self, file: SourceFile) -> Option<PathBuf> {
+        let id = file.id(self);
+        self.registry.lock().ok()?.by_id.get(id.0 as usize).map(|(_, p)| p.clone())
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Every loaded file, for rendering diagnostics.
+    pub fn files(&self) -> Files {
+        let mut files = Files::new();
+        let entries: Vec<(String, PathBuf)> =
+            self.registry.lock().map(|r| r.by_id.clone()).unwrap_or_default();
+        for (i, (name, path)) in entries.into_iter().enumerate() {
+            let text = self.registry.lock().ok().and_then(|r| r.by_path.get(&path).copied());
+            if let Some(file) = text {
+                files.insert(FileId(i as u32), name, file.text(self).clone());
+            }
+        }
+        files
+    }
+}
+
+/// Lexical normalisation: drops `.`, resolves `..` against earlier components.
+pub fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+fn relative_to(path: &Path, root: &Path) -> String {
+    let rel = path.strip_prefix(root).map(Path::to_path_buf).unwrap_or_else(|_| path.to_path_buf());
+    rel.to_string_lossy().replace('\\', "/")
+}

@@ -1,0 +1,11 @@
+//! Diagnostic codes raised while lowering (`W0400`–`W0449` warnings, `E0450`–`E0499` errors).
+
+use stalwart_diagnostics::Code;
+
+/// A schema keyword outside the subset the tool check enforces: the tool is `schema_partial`.
+pub const SCHEMA_PARTIAL: Code = Code { id: "W0401", slug: "schema-partial" };
+
+/// A construct on a path of a flow that governs a tool, which the gate cannot lower.
+pub const RULEBOOK_UNSUPPORTED: Code = Code { id: "E0451", slug: "rulebook-unsupported" };
+/// The rulebook calls a tool the catalogue does not declare.
+pub const RULEBOOK_UNKNOWN_TOOL: Code = Code { id: "E0452", slug: "rulebook-unknown-tool" };

@@ -1,0 +1,77 @@
+//! Lowering as a salsa query over an analysed agent description.
+
+use stalwart_db::{Db, SourceFile};
+use stalwart_diagnostics::FileId;
+use stalwart_record::Source;
+use stalwart_diagnostics::{Diagnostic, Span};
+use stalwart_sema::{RulebookModule, agent_catalogue, agent_rulebook, parse_agent_file, parse_rulebook};
+
+use crate::codes;
+
+use crate::agent::{Lowered, SourceMap, lower_agent};
+
+/// The record body of an agent description. Run it only once `analyze_agent` found no error.
+/// `no_eq`: the body holds floats; it is rebuilt whenever an input it read changes.
+#[salsa::tracked(returns(ref), no_eq)]
+pub fn lower_agent_file(db: &dyn Db, file: SourceFile) -> Lowered {
+    let parsed = parse_agent_file(db, file);
+    let catalogue = agent_catalogue(db, file);
+    let mut files = vec![file];
+    files.extend(catalogue.sources.iter().copied());
+    let rulebook = agent_rulebook(db, file);
+    files.extend(rulebook);
+    let map = FilesMap { db, files: files.clone() };
+    let sources = files
+        .iter()
+        .map(|f| Source { path: f.path(db).clone(), digest: blake3::hash(f.text(db).as_bytes()).to_hex().to_string() })
+        .collect();
+    let mut lowered = lower_agent(&parsed.value, &catalogue.tools, sources, &map);
+    if let Some(rulebook) = rulebook {
+        let gates = match &parse_rulebook(db, rulebook).module {
+            RulebookModule::V1(module) => crate::gate::lower_v1(module),
+            RulebookModule::V2(_) => crate::gate::Gates {
+                diagnostics: vec![Diagnostic::error(
+                    codes::RULEBOOK_UNSUPPORTED,
+                    Span::new(rulebook.id(db), 0, 0),
+                    "Colang 2.x rulebooks are not yet lowered to the tool check's gate",
+                )
+                .with_help("write the rulebook in Colang 1.0 or as a rule sheet")],
+                ..Default::default()
+            },
+        };
+        lowered.diagnostics.extend(gates.diagnostics.iter().cloned());
+        let span_of = |span: Span| map.span(span);
+        let attached = crate::gate::attach(&mut lowered.body, &gates, &span_of);
+        lowered.diagnostics.extend(attached);
+    }
+    lowered
+}
+
+struct FilesMap<'a> {
+    db: &'a dyn Db,
+    files: Vec<SourceFile>,
+}
+
+impl FilesMap<'_> {
+    fn span(&self, span: Span) -> stalwart_record::SourceSpan {
+        stalwart_record::SourceSpan {
+            source: self.source_index(span.file),
+            start: span.start,
+            end: span.end,
+            line: self.line(span.file, span.start),
+        }
+    }
+}
+
+impl SourceMap for FilesMap<'_> {
+    fn source_index(&self, file: FileId) -> u32 {
+        self.files.iter().position(|f| f.id(self.db) == file).unwrap_or(0) as u32
+    }
+
+    fn line(&self, file: FileId, offset: u32) -> u32 {
+        let Some(f) = self.files.iter().find(|f| f.id(self.db) == file) else { return 0 };
+        let text = f.text(self.db);
+        let end = (offset as usize).min(text.len());
+        text.as_bytes().get(..end).map(|b| b.iter().filter(|&&c| c == b'\n').count() as u32 + 1).unwrap_or(1)
+    }
+}

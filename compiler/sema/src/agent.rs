@@ -1,0 +1,183 @@
+//! agent.yaml and its catalogue as queries: parse, gather the tools of every source, resolve.
+
+use stalwart_agent::{AgentFile, Parse, ToolDecl, ToolEntry};
+use stalwart_db::{Db, SourceFile};
+use stalwart_diagnostics::Diagnostic;
+
+use crate::codes;
+
+/// agent.yaml parsed. `no_eq`: the tree holds floats and is cheap to rebuild, so equality is not
+/// worth comparing; dependants re-run when the text changes.
+#[salsa::tracked(returns(ref), no_eq)]
+pub fn parse_agent_file(db: &dyn Db, file: SourceFile) -> Parse<AgentFile> {
+    stalwart_agent::parse_agent(file.id(db), file.text(db))
+}
+
+/// A Python tool module read statically. The module's dotted name comes from its file name.
+#[salsa::tracked(returns(ref), no_eq)]
+pub fn parse_python_tools(db: &dyn Db, file: SourceFile) -> Parse<Vec<ToolDecl>> {
+    let module = module_name(file.path(db));
+    stalwart_agent::parse_python_module(file.id(db), file.text(db), &module)
+}
+
+/// A catalogue file (JSON or YAML).
+#[salsa::tracked(returns(ref), no_eq)]
+pub fn parse_catalogue_tools(db: &dyn Db, file: SourceFile) -> Parse<Vec<ToolDecl>> {
+    stalwart_agent::parse_catalogue(file.id(db), file.text(db), file.path(db))
+}
+
+/// An MCP `tools/list` answer.
+#[salsa::tracked(returns(ref), no_eq)]
+pub fn parse_mcp_tools(db: &dyn Db, file: SourceFile) -> Parse<Vec<ToolDecl>> {
+    stalwart_agent::parse_mcp(file.id(db), file.text(db), file.path(db))
+}
+
+/// Every tool declaration an agent.yaml brings in, in `tools:` order, and the files they came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Catalogue {
+    pub tools: Vec<ToolDecl>,
+    /// The files read for tools (modules, catalogues, MCP answers), in `tools:` order.
+    pub sources: Vec<SourceFile>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Gathers the catalogue from inline declarations and every source file `tools:` names.
+#[salsa::tracked(returns(ref), no_eq)]
+pub fn agent_catalogue(db: &dyn Db, file: SourceFile) -> Catalogue {
+    let parsed = parse_agent_file(db, file);
+    let mut out = Catalogue { tools: Vec::new(), sources: Vec::new(), diagnostics: Vec::new() };
+    for entry in &parsed.value.tools {
+        match entry {
+            ToolEntry::Inline(decl) => out.tools.push((**decl).clone()),
+            ToolEntry::Python(module) => {
+                let candidates = module_candidates(&module.value);
+                let found = candidates.iter().find_map(|c| db.resolve(file, c));
+                match found {
+                    Some(source) => {
+                        let tools = parse_python_tools(db, source);
+                        out.tools.extend(tools.value.iter().cloned());
+                        out.diagnostics.extend(tools.diagnostics.iter().cloned());
+                        out.sources.push(source);
+                    }
+                    None => out.diagnostics.push(
+                        Diagnostic::error(
+                            codes::MISSING_TOOL_SOURCE,
+                            module.span,
+                            format!("cannot find the Python module `{}`", module.value),
+                        )
+                        .with_label("no such module beside agent.yaml")
+                        .with_note(format!("looked for {}", quote_list(&candidates))),
+                    ),
+                }
+            }
+            ToolEntry::Catalogue(path) | ToolEntry::Mcp(path) => {
+                let is_mcp = matches!(entry, ToolEntry::Mcp(_));
+                match db.resolve(file, &path.value) {
+                    Some(source) => {
+                        let tools = if is_mcp {
+                            parse_mcp_tools(db, source)
+                        } else {
+                            parse_catalogue_tools(db, source)
+                        };
+                        out.tools.extend(tools.value.iter().cloned());
+                        out.diagnostics.extend(tools.diagnostics.iter().cloned());
+                        out.sources.push(source);
+                    }
+                    None => out.diagnostics.push(
+                        Diagnostic::error(
+                            codes::MISSING_TOOL_SOURCE,
+                            path.span,
+                            format!(
+                                "cannot find the {} `{}`",
+                                if is_mcp { "MCP answer" } else { "catalogue" },
+                                path.value
+                            ),
+                        )
+                        .with_label("no such file beside agent.yaml"),
+                    ),
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Everything known about an agent description once its names are resolved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgentAnalysis {
+    /// Every diagnostic: agent.yaml's, its sources', and the resolver's, sorted by place.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Parses, gathers and resolves an agent description.
+#[salsa::tracked(returns(ref), no_eq)]
+pub fn analyze_agent(db: &dyn Db, file: SourceFile) -> AgentAnalysis {
+    let parsed = parse_agent_file(db, file);
+    let catalogue = agent_catalogue(db, file);
+    let mut diagnostics = parsed.diagnostics.clone();
+    diagnostics.extend(catalogue.diagnostics.iter().cloned());
+    if parsed.value.agents.is_empty() && !parsed.diagnostics.iter().any(Diagnostic::is_error) {
+        diagnostics.push(
+            Diagnostic::error(
+                codes::NO_AGENTS,
+                stalwart_diagnostics::Span::new(file.id(db), 0, 0),
+                "agent.yaml declares no agent",
+            )
+            .with_help("add `agents:` with at least one agent and the tools it may reach"),
+        );
+    }
+    diagnostics.extend(stalwart_agent::resolve_agent(&parsed.value, &catalogue.tools));
+    if let Some(rulebook) = &parsed.value.rulebook {
+        match agent_rulebook(db, file) {
+            Some(source) => diagnostics.extend(crate::rulebook::parse_rulebook(db, source).diagnostics.iter().cloned()),
+            None => diagnostics.push(
+                Diagnostic::error(
+                    codes::MISSING_RULEBOOK,
+                    rulebook.span,
+                    format!("cannot find the rulebook `{}`", rulebook.value),
+                )
+                .with_label("no such file beside agent.yaml"),
+            ),
+        }
+    }
+    stalwart_diagnostics::sort(&mut diagnostics);
+    diagnostics.dedup();
+    AgentAnalysis { diagnostics }
+}
+
+/// The files a dotted module name may live in, in the order Python looks: `shop.tools` →
+/// `shop/tools.py`, then `shop/tools/__init__.py`.
+pub fn module_candidates(module: &str) -> Vec<String> {
+    let base = module.replace('.', "/");
+    vec![format!("{base}.py"), format!("{base}/__init__.py")]
+}
+
+/// The rulebook file agent.yaml names, if it names one that exists.
+pub fn agent_rulebook(db: &dyn Db, file: SourceFile) -> Option<SourceFile> {
+    let parsed = parse_agent_file(db, file);
+    let path = parsed.value.rulebook.as_ref()?;
+    db.resolve(file, &path.value)
+}
+
+/// `shop/tools.py` → `shop.tools`; `shop/__init__.py` → `shop`.
+pub fn module_name(file_name: &str) -> String {
+    let trimmed = file_name.trim_start_matches("./");
+    let stem = trimmed.strip_suffix("/__init__.py").or_else(|| trimmed.strip_suffix(".py")).unwrap_or(trimmed);
+    stem.replace('/', ".")
+}
+
+fn quote_list(items: &[String]) -> String {
+    items.iter().map(|i| format!("`{i}`")).collect::<Vec<_>>().join(" and ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::module_name;
+
+    #[test]
+    fn module_names_follow_python_packages() {
+        assert_eq!(module_name("shop/tools.py"), "shop.tools");
+        assert_eq!(module_name("shop/__init__.py"), "shop");
+        assert_eq!(module_name("./a/b/c.py"), "a.b.c");
+    }
+}

@@ -1,0 +1,45 @@
+//! Rulebooks as queries: the dialect (from a sibling `config.yml`, else detected as the
+//! reference package does), and the parse.
+
+use stalwart_db::{Db, SourceFile};
+use stalwart_diagnostics::Diagnostic;
+use stalwart_syntax::Dialect;
+
+/// A rulebook file's module in its dialect.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RulebookModule {
+    V1(stalwart_syntax::v1::ast::Module),
+    V2(stalwart_syntax::v2::ast::Module),
+}
+
+/// A parsed rulebook file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RulebookParse {
+    pub dialect: Dialect,
+    pub module: RulebookModule,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// The dialect of a rulebook file: `colang_version` in `config.yml` beside it, else detected.
+#[salsa::tracked(returns(copy))]
+pub fn rulebook_dialect(db: &dyn Db, file: SourceFile) -> Dialect {
+    db.resolve(file, "config.yml")
+        .and_then(|config| stalwart_syntax::dialect_from_config(config.text(db)))
+        .unwrap_or_else(|| stalwart_syntax::detect_dialect(file.text(db)))
+}
+
+/// Parses a rulebook file in its dialect. `no_eq`: trees are cheap to rebuild.
+#[salsa::tracked(returns(ref), no_eq)]
+pub fn parse_rulebook(db: &dyn Db, file: SourceFile) -> RulebookParse {
+    let dialect = rulebook_dialect(db, file);
+    match dialect {
+        Dialect::V1 => {
+            let parse = stalwart_syntax::parse_v1(file.id(db), file.text(db));
+            RulebookParse { dialect, module: RulebookModule::V1(parse.value), diagnostics: parse.diagnostics }
+        }
+        Dialect::V2 => {
+            let parse = stalwart_syntax::v2::parse_v2(file.id(db), file.text(db));
+            RulebookParse { dialect, module: RulebookModule::V2(parse.value), diagnostics: parse.diagnostics }
+        }
+    }
+}

@@ -1,0 +1,262 @@
+//! The condition language shared by Colang 1.0 `if`/`while`/`when`, 2.x `if` conditions that fit
+//! it, and rule sheets' `when` column: `$fact`, `$args.<name>`, literals, comparisons, `and`, `or`,
+//! `not` and parentheses. Precedence, tightest first: `not`, comparison, `and`, `or`.
+//!
+//! The lexer is [`lexer`] (logos), the parser is generated from `grammars/condition.lalrpop`.
+
+pub mod ast;
+pub mod codes;
+pub mod lexer;
+
+pub use ast::{CmpOp, Expr, ExprKind, Literal, LogicOp};
+
+use stalwart_diagnostics::{Diagnostic, FileId, Span};
+
+use crate::Parse;
+use lexer::Tok;
+
+lalrpop_util::lalrpop_mod!(
+    #[allow(
+        clippy::all,
+        clippy::pedantic,
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing,
+        clippy::string_slice,
+        unused
+    )]
+    grammar,
+    "/condition.rs"
+);
+
+/// The most nesting (parentheses, `not`s and `and`/`or` operators together) a condition may have.
+pub const MAX_NESTING: usize = 200;
+
+/// Parses `text`, a condition found at byte `offset` of `file`: every span of the result and of
+/// the diagnostics is shifted by `offset`. The value is `None` exactly when there are errors.
+pub fn parse_condition(file: FileId, text: &str, offset: u32) -> Parse<Option<Expr>> {
+    let tokens = lexer::tokenize(text);
+    let mut diagnostics = Vec::new();
+    let at = |l: usize, r: usize| span(file, offset, l, r);
+    if tokens.is_empty() {
+        let end = text.len();
+        diagnostics.push(
+            Diagnostic::error(codes::EMPTY, at(0, end), "empty condition")
+                .with_label("a condition is needed here"),
+        );
+        return Parse {
+            value: None,
+            diagnostics,
+        };
+    }
+    check_tokens(text, &tokens, &at, &mut diagnostics);
+    if !diagnostics.is_empty() {
+        return Parse {
+            value: None,
+            diagnostics,
+        };
+    }
+    if nesting(&tokens) > MAX_NESTING {
+        let end = text.len();
+        diagnostics.push(
+            Diagnostic::error(
+                codes::TOO_DEEP,
+                at(0, end),
+                "condition is too deeply nested or too long",
+            )
+            .with_note(format!(
+                "a condition may hold at most {MAX_NESTING} operators and parentheses"
+            )),
+        );
+        return Parse {
+            value: None,
+            diagnostics,
+        };
+    }
+    let end = text.len();
+    match grammar::ConditionParser::new().parse(text, file, offset, tokens) {
+        Ok(expr) => Parse {
+            value: Some(expr),
+            diagnostics,
+        },
+        Err(err) => {
+            diagnostics.push(parse_error(text, end, err, &at));
+            Parse {
+                value: None,
+                diagnostics,
+            }
+        }
+    }
+}
+
+/// Reports tokens the language does not have, each at its own span.
+fn check_tokens(
+    text: &str,
+    tokens: &[(usize, Tok, usize)],
+    at: &impl Fn(usize, usize) -> Span,
+    out: &mut Vec<Diagnostic>,
+) {
+    for &(l, tok, r) in tokens {
+        let word = text.get(l..r).unwrap_or("");
+        let d = match tok {
+            Tok::Other => Diagnostic::error(
+                codes::INVALID_CHARACTER,
+                at(l, r),
+                format!("unexpected character `{word}` in condition"),
+            ),
+            Tok::UnterminatedStr => Diagnostic::error(
+                codes::UNTERMINATED_STRING,
+                at(l, r),
+                "unterminated string in condition",
+            )
+            .with_label("the string is not closed on this line"),
+            Tok::Path => Diagnostic::error(
+                codes::PROPERTY_PATH,
+                at(l, r),
+                format!("`{word}` reads a property"),
+            )
+            .with_label("conditions read a fact (`$name`) or an argument (`$args.<name>`)"),
+            Tok::Word => Diagnostic::error(
+                codes::BARE_WORD,
+                at(l, r),
+                format!("`{word}` is not a value"),
+            )
+            .with_help(format!("a fact is written with a `$`: `${word}`")),
+            Tok::Assign => Diagnostic::error(codes::SINGLE_EQUALS, at(l, r), "`=` in a condition")
+                .with_fix(at(l, r), "==", "compare with `==`"),
+            _ => continue,
+        };
+        out.push(d);
+    }
+}
+
+/// An upper bound of the syntax tree's depth: parentheses, `not`s and binary operators.
+fn nesting(tokens: &[(usize, Tok, usize)]) -> usize {
+    tokens
+        .iter()
+        .filter(|(_, t, _)| matches!(t, Tok::LParen | Tok::Not | Tok::And | Tok::Or))
+        .count()
+}
+
+type ParseError = lalrpop_util::ParseError<usize, Tok, ()>;
+
+#[cold]
+fn parse_error(
+    text: &str,
+    end: usize,
+    err: ParseError,
+    at: &impl Fn(usize, usize) -> Span,
+) -> Diagnostic {
+    use lalrpop_util::ParseError as E;
+    match err {
+        E::UnrecognizedToken {
+            token: (l, tok, r),
+            expected,
+        } => {
+            let word = text.get(l..r).unwrap_or("");
+            if is_comparison(tok) && !expects_value(&expected) {
+                return Diagnostic::error(
+                    codes::CHAINED_COMPARISON,
+                    at(l, r),
+                    "comparisons cannot be chained",
+                )
+                .with_label(format!("a second `{word}`"))
+                .with_help("join the comparisons with `and`");
+            }
+            Diagnostic::error(
+                codes::UNEXPECTED_TOKEN,
+                at(l, r),
+                format!("unexpected `{word}` in condition"),
+            )
+            .with_label(expected_label(&expected))
+        }
+        E::UnrecognizedEof { expected, .. } => Diagnostic::error(
+            codes::UNEXPECTED_END,
+            at(end, end),
+            "condition ends too early",
+        )
+        .with_label(expected_label(&expected)),
+        E::ExtraToken { token: (l, _, r) } => {
+            let word = text.get(l..r).unwrap_or("");
+            Diagnostic::error(
+                codes::UNEXPECTED_TOKEN,
+                at(l, r),
+                format!("unexpected `{word}` in condition"),
+            )
+        }
+        E::InvalidToken { location } => Diagnostic::error(
+            codes::INVALID_CHARACTER,
+            at(location, location.saturating_add(1)),
+            "unexpected character in condition",
+        ),
+        E::User { .. } => {
+            Diagnostic::error(codes::UNEXPECTED_TOKEN, at(0, end), "invalid condition")
+        }
+    }
+}
+
+fn is_comparison(tok: Tok) -> bool {
+    matches!(
+        tok,
+        Tok::EqEq | Tok::Ne | Tok::Lt | Tok::Le | Tok::Gt | Tok::Ge
+    )
+}
+
+fn expects_value(expected: &[String]) -> bool {
+    expected.iter().any(|e| e == "\"fact\"")
+}
+
+fn expected_label(expected: &[String]) -> String {
+    if expects_value(expected) {
+        "expected a fact, an argument, a literal, `not` or `(`".to_string()
+    } else if expected.iter().any(|e| e == "\")\"") {
+        "expected an operator or `)`".to_string()
+    } else {
+        "expected an operator or the end of the condition".to_string()
+    }
+}
+
+/// A span of `file` from a range relative to a condition found at `offset`.
+pub(crate) fn span(file: FileId, offset: u32, l: usize, r: usize) -> Span {
+    let l = u32::try_from(l).unwrap_or(u32::MAX);
+    let r = u32::try_from(r).unwrap_or(u32::MAX);
+    Span::new(file, offset.saturating_add(l), offset.saturating_add(r))
+}
+
+pub(crate) fn mk(file: FileId, offset: u32, l: usize, r: usize, kind: ExprKind) -> Expr {
+    Expr {
+        kind,
+        span: span(file, offset, l, r),
+    }
+}
+
+pub(crate) fn lit_number(text: &str) -> f64 {
+    text.parse().unwrap_or(0.0)
+}
+
+/// The contents of a quoted string, with `\"`, `\'` and `\\` unescaped.
+pub(crate) fn lit_string(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next();
+    chars.next_back();
+    let mut out = String::with_capacity(text.len());
+    let mut escaped = false;
+    for c in chars {
+        if escaped {
+            if !matches!(c, '"' | '\'' | '\\') {
+                out.push('\\');
+            }
+            out.push(c);
+            escaped = false;
+        } else if c == '\\' {
+            escaped = true;
+        } else {
+            out.push(c);
+        }
+    }
+    if escaped {
+        out.push('\\');
+    }
+    out
+}

@@ -1,0 +1,330 @@
+//! The Colang 1.0 syntax tree. Every node has its byte span; names are kept with their
+//! whitespace collapsed (as the reference reports them); expressions are kept as raw text, and
+//! conditions that fit the shared condition language are also parsed.
+
+use stalwart_diagnostics::Span;
+
+use crate::expr::Expr;
+
+/// A parsed `.co` file.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Module {
+    pub items: Vec<Item>,
+    /// The `"""` docstrings, which the language otherwise ignores.
+    pub docstrings: Vec<Span>,
+}
+
+/// A top-level item.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Item {
+    User(UserDef),
+    Bot(BotDef),
+    Flow(FlowDef),
+    Import(Import),
+    /// `define action|snippet …`: recorded, body skipped.
+    Other(OtherDef),
+    /// A statement outside any `define`: it belongs to the flow whose id is the empty string.
+    Stmt(Stmt),
+}
+
+/// A text with its span: a name (whitespace collapsed) or raw text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Text {
+    pub text: String,
+    pub span: Span,
+}
+
+/// `define user <intent>` and its examples.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UserDef {
+    pub name: Text,
+    pub lines: Vec<MessageLine>,
+    /// The `define user …` line.
+    pub header: Span,
+    pub span: Span,
+}
+
+/// `define bot <message>` and its utterances.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BotDef {
+    pub name: Text,
+    pub lines: Vec<MessageLine>,
+    pub header: Span,
+    pub span: Span,
+}
+
+/// A line of a `define user|bot` body.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MessageLine {
+    /// A line of text: `"an example"`, an intent reference (`express greeting`), several parts
+    /// joined by ` and `, or a parameter line (`param $x as str`). `text` is the whole line.
+    Text(Text),
+    /// `if <expr>` / `else if <expr>` / `else` with the lines that apply under it (bot bodies).
+    Branch(MessageBranch),
+}
+
+/// A conditional group of a bot body.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MessageBranch {
+    pub keyword: BranchKeyword,
+    pub condition: Option<Condition>,
+    pub lines: Vec<MessageLine>,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BranchKeyword {
+    If,
+    ElseIf,
+    Else,
+}
+
+/// A flow modifier between `define` and `flow`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Modifier {
+    /// `interruption` / `repair`.
+    Interruption,
+    Test,
+    /// `non-interruptable` / `noninterruptable` / `continuous`.
+    NonInterruptable,
+    /// `recursive` / `parallel`.
+    AllowMultiple,
+    Extension,
+    Sample,
+    Response,
+}
+
+impl Modifier {
+    pub fn from_word(word: &str) -> Option<Self> {
+        Some(match word {
+            "interruption" | "repair" => Modifier::Interruption,
+            "test" => Modifier::Test,
+            "non-interruptable" | "noninterruptable" | "continuous" => Modifier::NonInterruptable,
+            "recursive" | "parallel" => Modifier::AllowMultiple,
+            "extension" => Modifier::Extension,
+            "sample" => Modifier::Sample,
+            "response" => Modifier::Response,
+            _ => return None,
+        })
+    }
+}
+
+/// `define [modifiers] flow|subflow [name]`, an old-style `name:` flow, or the implicit flow of
+/// top-level statements.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FlowDef {
+    pub kind: FlowKind,
+    /// The written name; `None` for `define flow` without one.
+    pub name: Option<Text>,
+    /// The flow id: the name, or `anonymous-<hash>` for an anonymous flow.
+    pub id: String,
+    pub subflow: bool,
+    pub modifiers: Vec<(Modifier, Span)>,
+    pub body: Vec<Stmt>,
+    pub header: Span,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FlowKind {
+    Define,
+    /// A line that is not a statement, followed by an indented block.
+    Named,
+}
+
+/// `import <name>` / `include <name>`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Import {
+    /// The package name, quotes and a leading `bot/` removed.
+    pub name: String,
+    pub span: Span,
+}
+
+/// `define action|snippet …`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OtherDef {
+    pub header: Text,
+    pub span: Span,
+}
+
+/// A flow statement.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stmt {
+    pub kind: StmtKind,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum StmtKind {
+    /// `user <intent>`; several for `user a or user b`.
+    User(Vec<UserRef>),
+    /// `bot <message>` (`bot execute_<tool>` included: see [`BotRef::tool`]).
+    Bot(BotRef),
+    /// `execute <action>(…)` and `$x = execute <action>(…)`.
+    Run(Run),
+    /// `$x = <expr>`, `$x += e`, `$x -= e`, `set $x = e`.
+    Set(Set),
+    /// `do <subflow>`.
+    Do(Text),
+    /// `event <Name>(…)`.
+    Event(Text),
+    /// `create|new|infer event <Name>(…)`.
+    Infer(Option<Text>),
+    If(If),
+    When(When),
+    While(While),
+    /// `any` and its alternatives.
+    Any(Vec<Stmt>),
+    Break,
+    /// `continue` / `pass`.
+    Continue,
+    /// `stop` / `abort`.
+    Stop,
+    /// `return [values]` / `done`.
+    Return(Option<Text>),
+    Priority(Option<Text>),
+    /// `meta` with its text and indented lines (raw).
+    Meta(Option<Text>),
+    /// `label <name>` / `checkpoint <name>`.
+    Label(Option<Text>),
+    /// `goto <label>` / `go to <label>`.
+    Goto(Option<Text>),
+    /// `check`, `expect`, `log`, … : the keyword and the rest of the line.
+    Generic {
+        keyword: Text,
+        rest: Option<Text>,
+    },
+    /// A line already reported as an error.
+    Error,
+}
+
+/// One intent a `user` statement waits for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UserRef {
+    /// The intent name (`ask refund`), or `*` for `user something`.
+    pub intent: Text,
+    /// What follows the name: parameters, `as $x`, or a literal `"text"`.
+    pub rest: Option<Text>,
+    pub span: Span,
+}
+
+/// A `bot` statement.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BotRef {
+    /// The message name (may be empty for `bot "text"`).
+    pub message: Text,
+    /// An inline utterance `"…"` right after the name.
+    pub utterance: Option<Text>,
+    /// What follows: parameters (`with`, `for`, `(…)`).
+    pub rest: Option<Text>,
+    pub span: Span,
+}
+
+impl BotRef {
+    /// For `bot execute_<tool>`, the tool's name.
+    pub fn tool(&self) -> Option<&str> {
+        self.message
+            .text
+            .strip_prefix("execute_")
+            .filter(|t| !t.is_empty() && !t.contains(' '))
+    }
+}
+
+/// `[$x =] execute <action>[(args)]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Run {
+    /// The variable receiving the result, without `$`.
+    pub result: Option<Text>,
+    /// The action name, words joined by one space (`call activefence api`).
+    pub action: Text,
+    pub args: Vec<Arg>,
+}
+
+/// An argument of an action call: `name=value` or a positional value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Arg {
+    pub name: Option<Text>,
+    pub value: Text,
+    pub span: Span,
+}
+
+/// An assignment.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Set {
+    /// The variable, without `$` (`$order.total` gives `order.total`).
+    pub target: Text,
+    pub op: SetOp,
+    /// The value as written (`...` for a generated value).
+    pub value: Option<Text>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SetOp {
+    Assign,
+    Add,
+    Sub,
+}
+
+/// A condition: its raw text, and its tree when it fits the shared condition language.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Condition {
+    pub text: String,
+    pub span: Span,
+    pub expr: ConditionExpr,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ConditionExpr {
+    Parsed(Expr),
+    /// Text the condition language does not read (`len($x) > 2`, `$a.b`): kept as is; whoever
+    /// needs its meaning reports it.
+    Unparsed,
+}
+
+/// `if` / `else if` … / `else`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct If {
+    /// The `if` and each `else if`, in order.
+    pub branches: Vec<CondBlock>,
+    pub else_body: Option<Vec<Stmt>>,
+}
+
+/// A condition and the statements it guards.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CondBlock {
+    pub condition: Option<Condition>,
+    pub body: Vec<Stmt>,
+    pub span: Span,
+}
+
+/// `when …` / `else when …`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct When {
+    pub branches: Vec<WhenBranch>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct WhenBranch {
+    pub on: WhenOn,
+    pub body: Vec<Stmt>,
+    pub span: Span,
+}
+
+/// What a `when` waits for.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WhenOn {
+    User(Vec<UserRef>),
+    /// `bot …`, `flow …`, `event …`, `no …`, `any`, and a bare name (an implicit event): the
+    /// first word and the rest.
+    Other {
+        keyword: String,
+        rest: Option<Text>,
+    },
+}
+
+/// `while <expr>`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct While {
+    pub condition: Option<Condition>,
+    pub body: Vec<Stmt>,
+}

@@ -1,0 +1,268 @@
+//! The facts of a Colang 1.0 file, as the reference parser reports them: the examples of each
+//! user intent, the utterances of each bot message, the flows (id and subflow flag) and the
+//! imports. Also the id the reference gives an anonymous flow.
+
+use serde_json::{Map, Value, json};
+
+use super::ast::*;
+use super::lines::Lines;
+
+/// The facts of a parsed file as JSON: `version`, `user_messages`, `bot_messages`, `flows`
+/// (`id`, `subflow`) and `imports`.
+pub fn inspect_v1(module: &Module) -> Value {
+    let mut users = Map::new();
+    let mut bots = Map::new();
+    let mut flows: Vec<Value> = Vec::new();
+    let mut ids: Vec<&str> = Vec::new();
+    let mut imports: Vec<Value> = Vec::new();
+    let add_flow = |id: &str, subflow: bool, flows: &mut Vec<Value>, ids: &[&str]| {
+        if !ids.contains(&id) {
+            flows.push(json!({ "id": id, "subflow": subflow }));
+        }
+    };
+    for item in &module.items {
+        match item {
+            Item::User(u) => {
+                let entry = users
+                    .entry(u.name.text.clone())
+                    .or_insert_with(|| Value::Array(Vec::new()));
+                if let Value::Array(list) = entry {
+                    user_examples(u, list);
+                }
+            }
+            Item::Bot(b) => {
+                let entry = bots
+                    .entry(b.name.text.clone())
+                    .or_insert_with(|| Value::Array(Vec::new()));
+                if let Value::Array(list) = entry {
+                    bot_utterances(&b.lines, list);
+                }
+            }
+            Item::Flow(f) => {
+                add_flow(&f.id, f.subflow, &mut flows, &ids);
+                ids.push(&f.id);
+            }
+            Item::Stmt(_) => {
+                add_flow("", false, &mut flows, &ids);
+                ids.push("");
+            }
+            Item::Import(i) => {
+                let name = Value::String(i.name.clone());
+                if !imports.contains(&name) {
+                    imports.push(name);
+                }
+            }
+            Item::Other(_) => {}
+        }
+    }
+    json!({
+        "version": "1.0",
+        "user_messages": users,
+        "bot_messages": bots,
+        "flows": flows,
+        "imports": imports,
+    })
+}
+
+const PARAM_WORDS: &[&str] = &[
+    "param",
+    "parameter",
+    "entity",
+    "property",
+    "attribute",
+    "attr",
+    "prop",
+    "set",
+    "context",
+];
+
+fn user_examples(u: &UserDef, out: &mut Vec<Value>) {
+    if u.lines.is_empty() {
+        out.push(Value::String(format!(
+            "{{intent:{}}}",
+            u.name.text.replace(' ', "|")
+        )));
+        return;
+    }
+    for line in &u.lines {
+        let MessageLine::Text(t) = line else { continue };
+        let first = t.text.split_whitespace().next().unwrap_or("");
+        if PARAM_WORDS.contains(&first) || first == "bot" {
+            continue;
+        }
+        let parts: Vec<String> = split_outside_quotes(&t.text, " and ")
+            .into_iter()
+            .map(|part| match quoted(part) {
+                Some(inner) => replace_params(inner),
+                None => format!("{{intent:{}}}", part.replace(' ', "|")),
+            })
+            .collect();
+        out.push(Value::String(
+            brackets_to_braces(&parts.join(" {intent:and} "))
+                .trim()
+                .to_string(),
+        ));
+    }
+}
+
+fn bot_utterances(lines: &[MessageLine], out: &mut Vec<Value>) {
+    for line in lines {
+        match line {
+            MessageLine::Text(t) => {
+                // A string spanning lines keeps only its first line.
+                let first_line = t.text.split('\n').next().unwrap_or("");
+                let parts: Vec<String> = split_outside_quotes(first_line, " and ")
+                    .into_iter()
+                    .map(|part| match quoted(part) {
+                        Some(inner) => inner.to_string(),
+                        None if part.starts_with('"') => part.get(1..).unwrap_or("").to_string(),
+                        None => format!("{{intent:{}}}", part.replace(' ', "|")),
+                    })
+                    .collect();
+                let text = brackets_to_braces(&parts.join(" {intent:and} "));
+                out.push(Value::String(backticks_to_vars(text.trim())));
+            }
+            MessageLine::Branch(b) => bot_utterances(&b.lines, out),
+        }
+    }
+}
+
+/// The inside of `"…"`, when the part is quoted.
+fn quoted(part: &str) -> Option<&str> {
+    part.strip_prefix('"')?.strip_suffix('"')
+}
+
+/// Splits on `sep` outside double-quoted strings; parts are trimmed and empty ones dropped.
+fn split_outside_quotes<'a>(text: &'a str, sep: &str) -> Vec<&'a str> {
+    let mut parts = Vec::new();
+    let mut in_string = false;
+    let mut start = 0;
+    let mut i = 0;
+    while let Some(rest) = text.get(i..) {
+        let Some(c) = rest.chars().next() else { break };
+        if c == '"' {
+            in_string = !in_string;
+        } else if !in_string && rest.starts_with(sep) && i + sep.len() < text.len() {
+            parts.push(text.get(start..i).unwrap_or("").trim());
+            i += sep.len();
+            start = i;
+            continue;
+        }
+        i += c.len_utf8();
+    }
+    parts.push(text.get(start..).unwrap_or("").trim());
+    parts.retain(|p| !p.is_empty());
+    parts
+}
+
+/// `$name` in an example becomes `{name}`: the name runs up to a space, quote, `!`, `?`, `-`,
+/// `,`, `;`, `<` or `/` and must end in a word character or `]`.
+fn replace_params(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(dollar) = rest.find('$') {
+        out.push_str(rest.get(..dollar).unwrap_or(""));
+        let after = rest.get(dollar + 1..).unwrap_or("");
+        let run_len = after
+            .find(|c: char| " \"'!?-,;</".contains(c))
+            .unwrap_or(after.len());
+        let run = after.get(..run_len).unwrap_or("");
+        let name_len = run
+            .char_indices()
+            .rev()
+            .find(|(_, c)| c.is_alphanumeric() || *c == '_' || *c == ']')
+            .map_or(0, |(i, c)| i + c.len_utf8());
+        if name_len == 0 {
+            out.push('$');
+            rest = after;
+            continue;
+        }
+        out.push('{');
+        out.push_str(run.get(..name_len).unwrap_or(""));
+        out.push('}');
+        rest = after.get(name_len..).unwrap_or("");
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `[text](param)` becomes `{param}`, as the reference's message patterns do.
+fn brackets_to_braces(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find('[') {
+        let after = rest.get(open + 1..).unwrap_or("");
+        let Some(close) = after.find("](") else { break };
+        let params = after.get(close + 2..).unwrap_or("");
+        let Some(end) = params.find(')') else { break };
+        out.push_str(rest.get(..open).unwrap_or(""));
+        out.push('{');
+        out.push_str(params.get(..end).unwrap_or(""));
+        out.push('}');
+        rest = params.get(end + 1..).unwrap_or("");
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `` `field` `` in an utterance becomes `$field`.
+fn backticks_to_vars(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find('`') {
+        let after = rest.get(open + 1..).unwrap_or("");
+        let Some(close) = after.find('`') else { break };
+        out.push_str(rest.get(..open).unwrap_or(""));
+        out.push('$');
+        out.push_str(after.get(..close).unwrap_or(""));
+        rest = after.get(close + 1..).unwrap_or("");
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The reference's 32-bit string hash (a JavaScript-compatible `hash * 31 + char` over the code
+/// points, negative results negated), in lowercase hex.
+pub fn string_hash(s: &str) -> String {
+    let mut hash: u32 = 0;
+    for c in s.chars() {
+        hash = hash.wrapping_mul(31).wrapping_add(u32::from(c));
+    }
+    let magnitude = if hash >= 1 << 31 {
+        (1u64 << 32) - u64::from(hash)
+    } else {
+        u64::from(hash)
+    };
+    format!("{magnitude:x}")
+}
+
+/// The id of an anonymous flow whose body lines (stripped, comments cut, continued lines joined)
+/// concatenate to `body`.
+pub fn anonymous_flow_id(body: &str) -> String {
+    format!("anonymous-{}", string_hash(body))
+}
+
+/// The id of the anonymous flow whose `define flow` line starts at byte `header_start`.
+pub(crate) fn anonymous_id_at(text: &str, lines: &Lines, header_start: u32) -> String {
+    let mut body = String::new();
+    let mut found: Option<u32> = None;
+    for line in &lines.lines {
+        match found {
+            None if line.start == header_start => found = Some(line.indent),
+            None => {}
+            Some(indent) if line.indent > indent => {
+                for (i, seg) in lines.segments_of(line).iter().enumerate() {
+                    if i > 0 {
+                        body.push(' ');
+                    }
+                    let piece = text.get(seg.start as usize..seg.end as usize).unwrap_or("");
+                    for physical in piece.split('\n') {
+                        body.push_str(physical.trim());
+                    }
+                }
+            }
+            Some(_) => break,
+        }
+    }
+    anonymous_flow_id(&body)
+}

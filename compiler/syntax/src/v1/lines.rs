@@ -1,0 +1,300 @@
+//! The line rules of Colang 1.0, as a pre-pass over the text: blank lines and `#` comment lines
+//! are dropped, a trailing `#` comment (outside double-quoted strings) is cut, `"""` docstrings
+//! are set aside, lines ending in `\` or ` or` absorb the next line, a line opening a
+//! double-quoted string that it does not close runs on to the line that does, and indentation is
+//! the count of leading spaces.
+//!
+//! A logical line is a list of segments: byte ranges of the file, each lexed on its own.
+
+use stalwart_diagnostics::{Diagnostic, FileId, Span};
+
+use super::codes;
+
+/// A byte range of the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Segment {
+    pub start: u32,
+    pub end: u32,
+}
+
+/// One logical line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Line {
+    /// Leading spaces of its first physical line (a tab, reported, counts up to the next multiple
+    /// of 8 so that the rest of the file still parses sensibly).
+    pub indent: u32,
+    /// Its segments: `segments[first..first + count]` of [`Lines::segments`].
+    pub first: u32,
+    pub count: u32,
+    /// From the first segment's start to the last one's end.
+    pub start: u32,
+    pub end: u32,
+}
+
+/// The logical lines of a file, its docstrings and the problems found.
+#[derive(Debug, Default)]
+pub struct Lines {
+    pub lines: Vec<Line>,
+    pub segments: Vec<Segment>,
+    pub docstrings: Vec<Segment>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Lines {
+    /// The segments of a line.
+    pub fn segments_of(&self, line: &Line) -> &[Segment] {
+        let first = line.first as usize;
+        self.segments
+            .get(first..first + line.count as usize)
+            .unwrap_or(&[])
+    }
+}
+
+/// A physical line: the trimmed content range and the leading whitespace.
+#[derive(Clone, Copy)]
+struct Physical {
+    /// Start of the raw line.
+    raw: usize,
+    /// Trimmed content.
+    start: usize,
+    end: usize,
+    /// Start of the next physical line.
+    next: usize,
+}
+
+fn physical(text: &str, at: usize) -> Physical {
+    let rest = text.get(at..).unwrap_or("");
+    let len = rest.find('\n').unwrap_or(rest.len());
+    let raw = rest.get(..len).unwrap_or("");
+    let trimmed_start = raw.trim_start();
+    let start = at + (raw.len() - trimmed_start.len());
+    let end = start + trimmed_start.trim_end().len();
+    Physical {
+        raw: at,
+        start,
+        end,
+        next: at + len + 1,
+    }
+}
+
+/// The end of `text[start..end]` once a `#` comment outside double quotes is cut, trimmed.
+fn cut_comment(text: &str, start: usize, end: usize) -> usize {
+    let bytes = text.as_bytes().get(start..end).unwrap_or(&[]);
+    let mut in_string = false;
+    let mut cut = end;
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'"' => in_string = !in_string,
+            b'#' if !in_string => {
+                cut = start + i;
+                break;
+            }
+            _ => {}
+        }
+    }
+    let content = text.get(start..cut).unwrap_or("");
+    start + content.trim_end().len()
+}
+
+fn slice(text: &str, start: usize, end: usize) -> &str {
+    text.get(start..end).unwrap_or("")
+}
+
+fn to_u32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// Splits `text` into logical lines.
+pub fn split_lines(file: FileId, text: &str) -> Lines {
+    let mut out = Lines::default();
+    let mut at = 0;
+    let mut docstring: Option<usize> = None;
+    let span = |s: usize, e: usize| Span::new(file, to_u32(s), to_u32(e));
+    while at < text.len() {
+        let p = physical(text, at);
+        at = p.next;
+        if p.start == p.end || slice(text, p.start, p.end).starts_with('#') {
+            continue;
+        }
+        let end = cut_comment(text, p.start, p.end);
+        let content = slice(text, p.start, end);
+        if let Some(open) = docstring {
+            if content.ends_with("\"\"\"") {
+                docstring = None;
+                out.docstrings.push(Segment {
+                    start: to_u32(open),
+                    end: to_u32(end),
+                });
+            }
+            continue;
+        }
+        if content.starts_with("\"\"\"") {
+            if content == "\"\"\"" || !content.ends_with("\"\"\"") {
+                docstring = Some(p.start);
+            } else {
+                out.docstrings.push(Segment {
+                    start: to_u32(p.start),
+                    end: to_u32(end),
+                });
+            }
+            continue;
+        }
+        let indent = indentation(text, &p, &mut out.diagnostics, &span);
+        let first = to_u32(out.segments.len());
+        at = logical_line(text, p.start, end, at, &mut out, &span);
+        let count = to_u32(out.segments.len()) - first;
+        let start = out
+            .segments
+            .get(first as usize)
+            .map_or(to_u32(p.start), |s| s.start);
+        let end = out.segments.last().map_or(to_u32(end), |s| s.end);
+        out.lines.push(Line {
+            indent,
+            first,
+            count,
+            start,
+            end,
+        });
+    }
+    if let Some(open) = docstring {
+        let close = open + 3;
+        out.diagnostics.push(
+            Diagnostic::error(
+                codes::UNTERMINATED_DOCSTRING,
+                span(open, close),
+                "unterminated docstring",
+            )
+            .with_label("this `\"\"\"` is never closed")
+            .with_note("everything after it up to the end of the file is part of the docstring"),
+        );
+    }
+    out
+}
+
+/// The indentation of a physical line; a tab in it is reported.
+fn indentation(
+    text: &str,
+    p: &Physical,
+    diagnostics: &mut Vec<Diagnostic>,
+    span: &impl Fn(usize, usize) -> Span,
+) -> u32 {
+    let lead = slice(text, p.raw, p.start);
+    let mut column = 0u32;
+    let mut tab = None;
+    for (i, c) in lead.char_indices() {
+        match c {
+            ' ' => column = column.saturating_add(1),
+            '\t' => {
+                tab.get_or_insert(p.raw + i);
+                column = (column / 8 + 1).saturating_mul(8);
+            }
+            _ => {}
+        }
+    }
+    if let Some(at) = tab {
+        diagnostics.push(
+            Diagnostic::error(
+                codes::TAB_INDENT,
+                span(at, at + 1),
+                "tab used for indentation",
+            )
+            .with_label("Colang 1.0 counts only spaces")
+            .with_help("indent with spaces"),
+        );
+    }
+    column
+}
+
+/// Adds the segments of the logical line starting with `text[start..end]` and returns where the
+/// next physical line starts.
+fn logical_line(
+    text: &str,
+    start: usize,
+    end: usize,
+    mut at: usize,
+    out: &mut Lines,
+    span: &impl Fn(usize, usize) -> Span,
+) -> usize {
+    let content = slice(text, start, end);
+    // A double-quoted string left open runs on to the line that ends with `"`.
+    if content.starts_with('"') && (content.len() == 1 || !content.ends_with('"')) {
+        let mut close = None;
+        while at < text.len() {
+            let p = physical(text, at);
+            at = p.next;
+            if slice(text, p.start, p.end).ends_with('"') {
+                close = Some(p.end);
+                break;
+            }
+        }
+        let Some(close) = close else {
+            out.diagnostics.push(
+                Diagnostic::error(
+                    codes::UNTERMINATED_STRING,
+                    span(start, start + 1),
+                    "unterminated string",
+                )
+                .with_label("this `\"` is never closed"),
+            );
+            out.segments.push(Segment {
+                start: to_u32(start),
+                end: to_u32(end),
+            });
+            return at;
+        };
+        out.segments.push(Segment {
+            start: to_u32(start),
+            end: to_u32(close),
+        });
+        return at;
+    }
+    let (mut seg_start, mut seg_end) = (start, end);
+    loop {
+        let piece = slice(text, seg_start, seg_end);
+        let backslash = piece.ends_with('\\');
+        let or = piece.ends_with(" or") || piece == "or" && seg_start != start;
+        if !(backslash || or) {
+            out.segments.push(Segment {
+                start: to_u32(seg_start),
+                end: to_u32(seg_end),
+            });
+            return at;
+        }
+        if at >= text.len() {
+            if or {
+                out.diagnostics.push(
+                    Diagnostic::error(
+                        codes::DANGLING_CONTINUATION,
+                        span(seg_end - 2, seg_end),
+                        "line ends with `or` but nothing follows",
+                    )
+                    .with_label("a line ending in `or` continues on the next line"),
+                );
+            }
+            let kept = if backslash { seg_end - 1 } else { seg_end };
+            out.segments.push(Segment {
+                start: to_u32(seg_start),
+                end: to_u32(kept),
+            });
+            return at;
+        }
+        let kept = if backslash { seg_end - 1 } else { seg_end };
+        let kept = seg_start + slice(text, seg_start, kept).trim_end().len();
+        if kept > seg_start {
+            out.segments.push(Segment {
+                start: to_u32(seg_start),
+                end: to_u32(kept),
+            });
+        }
+        let p = physical(text, at);
+        at = p.next;
+        if p.start == p.end {
+            return at;
+        }
+        seg_start = p.start;
+        seg_end = cut_comment(text, p.start, p.end);
+        if seg_end == seg_start {
+            return at;
+        }
+    }
+}

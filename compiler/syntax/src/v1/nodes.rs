@@ -1,0 +1,551 @@
+//! Builds the Colang 1.0 tree nodes from the source ranges the grammar's actions receive: names
+//! are read with their whitespace collapsed, `user`/`bot` lines are split into the message name
+//! and what follows it, and conditions go through the shared condition language.
+
+use stalwart_diagnostics::{FileId, Span};
+
+use super::ast::*;
+use super::layout::collapse;
+use crate::expr::parse_condition;
+
+/// A byte range of the source.
+pub type R = (usize, usize);
+/// An argument: its range, its name's range, its value's range.
+pub type ArgR = (R, Option<R>, R);
+/// An action call: the name's range and the arguments.
+pub type CallR = (R, Vec<ArgR>);
+
+fn to_u32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+pub fn span(file: FileId, (l, r): R) -> Span {
+    Span::new(file, to_u32(l), to_u32(r))
+}
+
+fn slice(src: &str, (l, r): R) -> &str {
+    src.get(l..r).unwrap_or("")
+}
+
+/// The text of a range with its whitespace collapsed.
+pub fn name(src: &str, file: FileId, r: R) -> Text {
+    Text {
+        text: collapse(slice(src, r)),
+        span: span(file, r),
+    }
+}
+
+/// The text of a range as written.
+pub fn raw(src: &str, file: FileId, r: R) -> Text {
+    Text {
+        text: slice(src, r).trim().to_string(),
+        span: span(file, r),
+    }
+}
+
+fn empty_name(file: FileId, at: usize) -> Text {
+    Text {
+        text: String::new(),
+        span: span(file, (at, at)),
+    }
+}
+
+pub fn user_def(
+    src: &str,
+    file: FileId,
+    header: R,
+    end: usize,
+    n: Option<R>,
+    lines: Option<Vec<MessageLine>>,
+) -> Item {
+    let name = n.map_or_else(|| empty_name(file, header.1), |r| name(src, file, r));
+    Item::User(UserDef {
+        name,
+        lines: lines.unwrap_or_default(),
+        header: span(file, header),
+        span: span(file, (header.0, end)),
+    })
+}
+
+pub fn bot_def(
+    src: &str,
+    file: FileId,
+    header: R,
+    end: usize,
+    n: Option<R>,
+    lines: Option<Vec<MessageLine>>,
+) -> Item {
+    let name = n.map_or_else(|| empty_name(file, header.1), |r| name(src, file, r));
+    Item::Bot(BotDef {
+        name,
+        lines: lines.unwrap_or_default(),
+        header: span(file, header),
+        span: span(file, (header.0, end)),
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+pub fn flow_def(
+    src: &str,
+    file: FileId,
+    header: R,
+    end: usize,
+    mods: Vec<R>,
+    subflow: bool,
+    n: Option<R>,
+    body: Option<Vec<Stmt>>,
+) -> Item {
+    let name = n.map(|r| name(src, file, r));
+    let modifiers = mods
+        .into_iter()
+        .filter_map(|r| Modifier::from_word(slice(src, r)).map(|m| (m, span(file, r))))
+        .collect();
+    Item::Flow(FlowDef {
+        kind: FlowKind::Define,
+        id: name.as_ref().map(|n| n.text.clone()).unwrap_or_default(),
+        name,
+        subflow,
+        modifiers,
+        body: body.unwrap_or_default(),
+        header: span(file, header),
+        span: span(file, (header.0, end)),
+    })
+}
+
+pub fn named_flow(
+    src: &str,
+    file: FileId,
+    header: R,
+    end: usize,
+    n: R,
+    body: Option<Vec<Stmt>>,
+) -> Item {
+    let name = name(src, file, n);
+    Item::Flow(FlowDef {
+        kind: FlowKind::Named,
+        id: name.text.clone(),
+        name: Some(name),
+        subflow: false,
+        modifiers: Vec::new(),
+        body: body.unwrap_or_default(),
+        header: span(file, header),
+        span: span(file, (header.0, end)),
+    })
+}
+
+pub fn other_def(src: &str, file: FileId, header: R) -> Item {
+    Item::Other(OtherDef {
+        header: name(src, file, header),
+        span: span(file, header),
+    })
+}
+
+pub fn import(src: &str, file: FileId, whole: R, t: Option<R>) -> Item {
+    let text = t.map(|r| slice(src, r).trim()).unwrap_or("");
+    let unquoted = ['"', '\'']
+        .iter()
+        .find_map(|q| {
+            text.strip_prefix(*q)
+                .map(|t| t.strip_suffix(*q).unwrap_or(t))
+        })
+        .unwrap_or(text);
+    let name = unquoted.strip_prefix("bot/").unwrap_or(unquoted);
+    Item::Import(Import {
+        name: name.to_string(),
+        span: span(file, whole),
+    })
+}
+
+pub fn message_text(src: &str, file: FileId, r: R) -> MessageLine {
+    MessageLine::Text(raw(src, file, r))
+}
+
+pub fn message_branch(
+    src: &str,
+    file: FileId,
+    keyword: BranchKeyword,
+    whole: R,
+    c: Option<R>,
+    lines: Option<Vec<MessageLine>>,
+) -> MessageLine {
+    MessageLine::Branch(MessageBranch {
+        keyword,
+        condition: c.map(|r| condition(src, file, r)),
+        lines: lines.unwrap_or_default(),
+        span: span(file, whole),
+    })
+}
+
+/// A condition: raw text, parsed when it fits the condition language.
+pub fn condition(src: &str, file: FileId, r: R) -> Condition {
+    let text = slice(src, r);
+    let parsed = parse_condition(file, text, to_u32(r.0));
+    let expr = match parsed.value {
+        Some(e) if parsed.diagnostics.is_empty() => ConditionExpr::Parsed(e),
+        _ => ConditionExpr::Unparsed,
+    };
+    Condition {
+        text: text.trim().to_string(),
+        span: span(file, r),
+        expr,
+    }
+}
+
+fn stmt(file: FileId, r: R, kind: StmtKind) -> Stmt {
+    Stmt {
+        kind,
+        span: span(file, r),
+    }
+}
+
+/// Where the name of a message ends in a `user`/`bot` line: at the first `(`, quote, `$` or `{`,
+/// or before the word `with`, `for` or `as`.
+fn name_end(text: &str) -> usize {
+    let mut word_start = true;
+    for (i, c) in text.char_indices() {
+        if matches!(c, '(' | '"' | '\'' | '$' | '{') {
+            return i;
+        }
+        if word_start {
+            let rest = text.get(i..).unwrap_or("");
+            for w in ["with ", "for ", "as "] {
+                if rest.starts_with(w) && i > 0 {
+                    return i;
+                }
+            }
+        }
+        word_start = c.is_whitespace();
+    }
+    text.len()
+}
+
+/// Splits a `user`/`bot` line's text into the name and what follows.
+fn split_message(src: &str, file: FileId, (l, r): R) -> (Text, Option<R>) {
+    let text = slice(src, (l, r));
+    let cut = l + name_end(text);
+    let name_text = collapse(slice(src, (l, cut)));
+    let name_r = (l, l + slice(src, (l, cut)).trim_end().len());
+    let name_text = match name_text.as_str() {
+        "something" | "something else" => "*".to_string(),
+        _ => name_text,
+    };
+    let rest = (cut < r).then_some((cut, r));
+    (
+        Text {
+            text: name_text,
+            span: span(file, name_r),
+        },
+        rest,
+    )
+}
+
+fn user_ref(src: &str, file: FileId, r: R) -> UserRef {
+    let (intent, rest) = split_message(src, file, r);
+    UserRef {
+        intent,
+        rest: rest.map(|r| raw(src, file, r)),
+        span: span(file, r),
+    }
+}
+
+pub fn user_stmt(src: &str, file: FileId, whole: R, first: R, others: Vec<R>) -> Stmt {
+    let refs = std::iter::once(first)
+        .chain(others)
+        .map(|r| user_ref(src, file, r))
+        .collect();
+    stmt(file, whole, StmtKind::User(refs))
+}
+
+pub fn bot_stmt(src: &str, file: FileId, whole: R, t: Option<R>) -> Stmt {
+    let r = t.unwrap_or((whole.1, whole.1));
+    let (message, rest) = split_message(src, file, r);
+    let (utterance, rest) = match rest {
+        Some((l, e)) if slice(src, (l, e)).starts_with('"') => {
+            let text = slice(src, (l, e));
+            let close = text
+                .get(1..)
+                .and_then(|t| t.find('"'))
+                .map_or(text.len(), |i| i + 2);
+            let utter = raw(src, file, (l, l + close));
+            let after = l + close;
+            let rest =
+                (slice(src, (after, e)).trim().len() > 0).then(|| raw(src, file, (after, e)));
+            (Some(utter), rest)
+        }
+        other => (None, other.map(|r| raw(src, file, r))),
+    };
+    stmt(
+        file,
+        whole,
+        StmtKind::Bot(BotRef {
+            message,
+            utterance,
+            rest,
+            span: span(file, r),
+        }),
+    )
+}
+
+pub fn run(src: &str, file: FileId, whole: R, result: Option<R>, (action, args): CallR) -> Stmt {
+    let result = result.map(|(l, r)| Text {
+        text: slice(src, (l + 1, r)).to_string(),
+        span: span(file, (l, r)),
+    });
+    let args = args
+        .into_iter()
+        .map(|(r, k, v)| Arg {
+            name: k.map(|k| raw(src, file, k)),
+            value: raw(src, file, v),
+            span: span(file, r),
+        })
+        .collect();
+    stmt(
+        file,
+        whole,
+        StmtKind::Run(Run {
+            result,
+            action: name(src, file, action),
+            args,
+        }),
+    )
+}
+
+pub fn set(src: &str, file: FileId, whole: R, (vl, vr): R, op: SetOp, value: Option<R>) -> Stmt {
+    let target = Text {
+        text: slice(src, (vl + 1, vr)).to_string(),
+        span: span(file, (vl, vr)),
+    };
+    stmt(
+        file,
+        whole,
+        StmtKind::Set(Set {
+            target,
+            op,
+            value: value.map(|r| raw(src, file, r)),
+        }),
+    )
+}
+
+/// `set $x = e` / `set $x to e`.
+pub fn set_keyword(src: &str, file: FileId, whole: R, t: Option<R>) -> Stmt {
+    let Some((l, r)) = t else {
+        return stmt(file, whole, StmtKind::Error);
+    };
+    let text = slice(src, (l, r));
+    let var_len = text
+        .strip_prefix('$')
+        .map(|t| {
+            1 + t
+                .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
+                .unwrap_or(t.len())
+        })
+        .unwrap_or(0);
+    let target = Text {
+        text: text.get(1..var_len).unwrap_or("").to_string(),
+        span: span(file, (l, l + var_len)),
+    };
+    let after = text.get(var_len..).unwrap_or("");
+    let trimmed = after.trim_start();
+    let skip = var_len + (after.len() - trimmed.len());
+    let value_start = if let Some(rest) = trimmed.strip_prefix('=') {
+        skip + 1 + (rest.len() - rest.trim_start().len())
+    } else if let Some(rest) = trimmed.strip_prefix("to ") {
+        skip + 3 + (rest.len() - rest.trim_start().len())
+    } else {
+        skip
+    };
+    let value = (l + value_start < r).then(|| raw(src, file, (l + value_start, r)));
+    stmt(
+        file,
+        whole,
+        StmtKind::Set(Set {
+            target,
+            op: SetOp::Assign,
+            value,
+        }),
+    )
+}
+
+pub fn do_stmt(src: &str, file: FileId, whole: R, t: Option<R>) -> Stmt {
+    let text = t.map_or_else(|| empty_name(file, whole.1), |r| name(src, file, r));
+    stmt(file, whole, StmtKind::Do(text))
+}
+
+pub fn event(src: &str, file: FileId, whole: R, t: Option<R>) -> Stmt {
+    let text = t.map_or_else(|| empty_name(file, whole.1), |r| raw(src, file, r));
+    stmt(file, whole, StmtKind::Event(text))
+}
+
+pub fn infer(src: &str, file: FileId, whole: R, t: Option<R>) -> Stmt {
+    stmt(file, whole, StmtKind::Infer(t.map(|r| raw(src, file, r))))
+}
+
+#[allow(clippy::too_many_arguments)]
+pub fn if_stmt(
+    src: &str,
+    file: FileId,
+    head: R,
+    end: usize,
+    c: Option<R>,
+    body: Option<Vec<Stmt>>,
+    else_ifs: Vec<(R, Option<R>, Option<Vec<Stmt>>)>,
+    else_part: Option<(R, Option<Vec<Stmt>>)>,
+) -> Stmt {
+    let first_end = else_ifs
+        .first()
+        .map(|e| e.0.0)
+        .or(else_part.as_ref().map(|e| e.0.0))
+        .unwrap_or(end);
+    let mut branches = vec![CondBlock {
+        condition: c.map(|r| condition(src, file, r)),
+        body: body.unwrap_or_default(),
+        span: span(file, (head.0, first_end)),
+    }];
+    for (r, c, b) in else_ifs {
+        branches.push(CondBlock {
+            condition: c.map(|r| condition(src, file, r)),
+            body: b.unwrap_or_default(),
+            span: span(file, r),
+        });
+    }
+    let else_body = else_part.map(|(_, b)| b.unwrap_or_default());
+    stmt(
+        file,
+        (head.0, end),
+        StmtKind::If(If {
+            branches,
+            else_body,
+        }),
+    )
+}
+
+fn when_on(src: &str, file: FileId, first: R, others: Vec<R>) -> WhenOn {
+    let text = slice(src, first);
+    let word_len = text.find(char::is_whitespace).unwrap_or(text.len());
+    let keyword = text.get(..word_len).unwrap_or("");
+    let after = first.0 + word_len;
+    let rest_r = (
+        after
+            + (slice(src, (after, first.1)).len()
+                - slice(src, (after, first.1)).trim_start().len()),
+        first.1,
+    );
+    if keyword == "user" {
+        let refs = std::iter::once(rest_r)
+            .chain(others)
+            .map(|r| user_ref(src, file, r))
+            .collect();
+        return WhenOn::User(refs);
+    }
+    if matches!(keyword, "bot" | "event" | "flow" | "no" | "any") {
+        let rest = (rest_r.0 < rest_r.1).then(|| raw(src, file, rest_r));
+        return WhenOn::Other {
+            keyword: keyword.to_string(),
+            rest,
+        };
+    }
+    WhenOn::Other {
+        keyword: "event".to_string(),
+        rest: Some(raw(src, file, first)),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+pub fn when_stmt(
+    src: &str,
+    file: FileId,
+    head: R,
+    end: usize,
+    first: R,
+    others: Vec<R>,
+    body: Option<Vec<Stmt>>,
+    else_whens: Vec<(R, R, Vec<R>, Option<Vec<Stmt>>)>,
+) -> Stmt {
+    let first_end = else_whens.first().map_or(end, |e| e.0.0);
+    let mut branches = vec![WhenBranch {
+        on: when_on(src, file, first, others),
+        body: body.unwrap_or_default(),
+        span: span(file, (head.0, first_end)),
+    }];
+    for (r, a, o, b) in else_whens {
+        branches.push(WhenBranch {
+            on: when_on(src, file, a, o),
+            body: b.unwrap_or_default(),
+            span: span(file, r),
+        });
+    }
+    stmt(file, (head.0, end), StmtKind::When(When { branches }))
+}
+
+pub fn while_stmt(
+    src: &str,
+    file: FileId,
+    whole: R,
+    c: Option<R>,
+    body: Option<Vec<Stmt>>,
+) -> Stmt {
+    stmt(
+        file,
+        whole,
+        StmtKind::While(While {
+            condition: c.map(|r| condition(src, file, r)),
+            body: body.unwrap_or_default(),
+        }),
+    )
+}
+
+pub fn any(file: FileId, whole: R, body: Option<Vec<Stmt>>) -> Stmt {
+    stmt(file, whole, StmtKind::Any(body.unwrap_or_default()))
+}
+
+/// Statements without text.
+pub enum Simple {
+    Break,
+    Continue,
+    Stop,
+}
+
+pub fn simple(file: FileId, whole: R, s: Simple) -> Stmt {
+    let kind = match s {
+        Simple::Break => StmtKind::Break,
+        Simple::Continue => StmtKind::Continue,
+        Simple::Stop => StmtKind::Stop,
+    };
+    stmt(file, whole, kind)
+}
+
+/// Statements with optional text.
+pub enum WithText {
+    Return,
+    Priority,
+    Meta,
+    Label,
+    Goto,
+}
+
+pub fn with_text(src: &str, file: FileId, whole: R, w: WithText, t: Option<R>) -> Stmt {
+    let t = t.map(|r| raw(src, file, r));
+    let kind = match w {
+        WithText::Return => StmtKind::Return(t),
+        WithText::Priority => StmtKind::Priority(t),
+        WithText::Meta => StmtKind::Meta(t),
+        WithText::Label => StmtKind::Label(t),
+        WithText::Goto => StmtKind::Goto(t),
+    };
+    stmt(file, whole, kind)
+}
+
+pub fn generic(src: &str, file: FileId, whole: R, keyword: R, t: Option<R>) -> Stmt {
+    stmt(
+        file,
+        whole,
+        StmtKind::Generic {
+            keyword: raw(src, file, keyword),
+            rest: t.map(|r| raw(src, file, r)),
+        },
+    )
+}
+
+pub fn error(file: FileId, whole: R) -> Stmt {
+    stmt(file, whole, StmtKind::Error)
+}

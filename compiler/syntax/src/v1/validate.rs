@@ -1,0 +1,148 @@
+//! Checks on the Colang 1.0 tree that the grammar leaves open: names that must be present,
+//! conditions that must be written, and labels that must be unique within a flow.
+
+use stalwart_diagnostics::{Diagnostic, Span};
+
+use super::ast::*;
+use super::codes;
+
+pub fn validate(module: &Module, out: &mut Vec<Diagnostic>) {
+    let mut top_labels = Vec::new();
+    for item in &module.items {
+        match item {
+            Item::User(u) if u.name.text.is_empty() => out.push(
+                Diagnostic::error(
+                    codes::MISSING_NAME,
+                    u.header,
+                    "`define user` without an intent name",
+                )
+                .with_label("expected the intent's name, e.g. `define user ask refund`"),
+            ),
+            Item::Bot(b) => {
+                if b.name.text.is_empty() {
+                    out.push(
+                        Diagnostic::error(
+                            codes::MISSING_NAME,
+                            b.header,
+                            "`define bot` without a message name",
+                        )
+                        .with_label("expected the message's name, e.g. `define bot refuse`"),
+                    );
+                }
+                messages(&b.lines, out);
+            }
+            Item::Flow(f) => {
+                if f.subflow && f.name.is_none() {
+                    out.push(
+                        Diagnostic::error(
+                            codes::MISSING_NAME,
+                            f.header,
+                            "`define subflow` without a name",
+                        )
+                        .with_label("a subflow is called by its name with `do`, so it needs one"),
+                    );
+                }
+                let mut labels = Vec::new();
+                stmts(&f.body, &mut labels, out);
+            }
+            Item::Stmt(s) => stmts(std::slice::from_ref(s), &mut top_labels, out),
+            _ => {}
+        }
+    }
+}
+
+fn keyword_span(span: Span, keyword: &str) -> Span {
+    let len = u32::try_from(keyword.len()).unwrap_or(0);
+    Span::new(span.file, span.start, span.start.saturating_add(len))
+}
+
+fn missing_condition(span: Span, keyword: &str, out: &mut Vec<Diagnostic>) {
+    out.push(
+        Diagnostic::error(
+            codes::MISSING_EXPRESSION,
+            keyword_span(span, keyword),
+            format!("`{keyword}` without a condition"),
+        )
+        .with_label(format!(
+            "expected a condition after `{keyword}`, e.g. `{keyword} $order_paid`"
+        )),
+    );
+}
+
+fn messages(lines: &[MessageLine], out: &mut Vec<Diagnostic>) {
+    for line in lines {
+        if let MessageLine::Branch(b) = line {
+            let keyword = match b.keyword {
+                BranchKeyword::If => "if",
+                BranchKeyword::ElseIf => "else if",
+                BranchKeyword::Else => "else",
+            };
+            if b.keyword != BranchKeyword::Else && b.condition.is_none() {
+                missing_condition(b.span, keyword, out);
+            }
+            messages(&b.lines, out);
+        }
+    }
+}
+
+fn stmts(body: &[Stmt], labels: &mut Vec<String>, out: &mut Vec<Diagnostic>) {
+    for s in body {
+        match &s.kind {
+            StmtKind::If(i) => {
+                for (n, b) in i.branches.iter().enumerate() {
+                    if b.condition.is_none() {
+                        missing_condition(b.span, if n == 0 { "if" } else { "else if" }, out);
+                    }
+                    stmts(&b.body, labels, out);
+                }
+                if let Some(e) = &i.else_body {
+                    stmts(e, labels, out);
+                }
+            }
+            StmtKind::While(w) => {
+                if w.condition.is_none() {
+                    missing_condition(s.span, "while", out);
+                }
+                stmts(&w.body, labels, out);
+            }
+            StmtKind::When(w) => {
+                for b in &w.branches {
+                    stmts(&b.body, labels, out);
+                }
+            }
+            StmtKind::Any(b) => stmts(b, labels, out),
+            StmtKind::Do(t) if t.text.is_empty() => out.push(
+                Diagnostic::error(
+                    codes::MISSING_NAME,
+                    keyword_span(s.span, "do"),
+                    "`do` without a flow name",
+                )
+                .with_label("expected the subflow to run, e.g. `do check blocked terms`"),
+            ),
+            StmtKind::Event(t) if t.text.is_empty() => out.push(
+                Diagnostic::error(
+                    codes::MISSING_NAME,
+                    keyword_span(s.span, "event"),
+                    "`event` without an event name",
+                )
+                .with_label("expected the event to wait for"),
+            ),
+            StmtKind::Label(Some(t)) => {
+                let name = t.text.split_whitespace().next().unwrap_or("").to_string();
+                if labels.contains(&name) {
+                    out.push(
+                        Diagnostic::error(
+                            codes::DUPLICATE_LABEL,
+                            t.span,
+                            format!("duplicate label `{name}`"),
+                        )
+                        .with_label("a label may appear only once in a flow"),
+                    );
+                } else {
+                    labels.push(name);
+                }
+            }
+            _ => {}
+        }
+    }
+}

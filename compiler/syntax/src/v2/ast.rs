@@ -1,0 +1,376 @@
+//! The Colang 2.x syntax tree: modules, flows, statements, spec expressions and expressions,
+//! each with its exact source span. Names that facts and lowering need (flow names, parameter
+//! names, spec names) are kept as text; everything else is a span into the source.
+
+use stalwart_diagnostics::Span;
+
+/// A parsed `.co` file.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Module {
+    pub items: Vec<Item>,
+    /// Offsets of the `...` lines; the reference expands each into six statements before parsing,
+    /// so every line after one counts six more lines there.
+    pub generated: Vec<u32>,
+    /// The file has a column-0 `# meta: exclude from llm` line.
+    pub exclude_from_llm: bool,
+}
+
+/// A top-level item.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Item {
+    Flow(Flow),
+    Import(Import),
+    Docstring(Span),
+    /// A statement outside any flow (reported; kept for tools).
+    Stmt(Stmt),
+}
+
+/// `import core`, `import a.b`, `import "path"`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Import {
+    /// The path as the reference records it: `a/b` for `a.b`, the quoted text (quotes kept) for
+    /// a string.
+    pub path: String,
+    pub span: Span,
+}
+
+/// A flow definition.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Flow {
+    pub decorators: Vec<Decorator>,
+    /// The name words joined by one space.
+    pub name: String,
+    pub name_span: Span,
+    pub parameters: Vec<Param>,
+    pub return_members: Vec<Param>,
+    pub body: Vec<Stmt>,
+    /// From the first decorator (or `flow`) to the end of the body.
+    pub span: Span,
+    /// The 1-based line of the flow's first decorator (or `flow`), counted as the reference
+    /// counts it (after expanding `...` lines).
+    pub line: u32,
+}
+
+/// `@name` or `@name(args)`; arguments are Python literals.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decorator {
+    pub name: String,
+    /// Arguments keyed as the reference keys them: `$0`, `$1`, ... for positional ones.
+    pub parameters: Vec<(String, Literal)>,
+    pub span: Span,
+}
+
+/// A literal value (decorator arguments).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Literal {
+    None,
+    Bool(bool),
+    Int(i64),
+    /// An integer beyond 64 bits, as written (underscores removed).
+    BigInt(String),
+    Float(f64),
+    Str(String),
+    List(Vec<Literal>),
+    Set(Vec<Literal>),
+    Dict(Vec<(Literal, Literal)>),
+}
+
+/// A flow parameter or return member: `$name` with an optional default.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Param {
+    /// Without the `$`.
+    pub name: String,
+    pub default: Option<Expr>,
+    /// The default's exact source text.
+    pub default_text: Option<String>,
+    pub span: Span,
+}
+
+/// A statement with its span.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stmt {
+    pub kind: StmtKind,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum StmtKind {
+    /// `[$v =] op spec_expr`; a bare spec expression is an implicit `await`.
+    Spec { op: SpecOp, implicit: bool, capture: Option<Var>, expr: SpecExpr },
+    Assign { target: Var, op: AssignOp, value: Expr },
+    If { branches: Vec<Branch<Expr>>, else_body: Option<Vec<Stmt>> },
+    While { cond: Expr, body: Vec<Stmt> },
+    When { branches: Vec<Branch<SpecExpr>>, else_body: Option<Vec<Stmt>> },
+    Return(Option<Expr>),
+    Abort,
+    Break,
+    Continue,
+    Pass,
+    Global(Var),
+    Log(Expr),
+    Print(Expr),
+    Priority(Expr),
+    /// `name:`
+    Label(Span),
+    /// `(expr)`
+    Expr(Expr),
+    Docstring,
+    /// A `...` line: the generated-flow statements.
+    Generate,
+    /// A line holding only a comment.
+    Empty,
+    Flow(Box<Flow>),
+    Import(Import),
+}
+
+/// One `if`/`elif` or `when`/`or when` arm.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Branch<C> {
+    pub cond: C,
+    pub body: Vec<Stmt>,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpecOp {
+    Match,
+    Send,
+    Start,
+    Await,
+    Stop,
+    Activate,
+    Deactivate,
+}
+
+impl SpecOp {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SpecOp::Match => "match",
+            SpecOp::Send => "send",
+            SpecOp::Start => "start",
+            SpecOp::Await => "await",
+            SpecOp::Stop => "stop",
+            SpecOp::Activate => "activate",
+            SpecOp::Deactivate => "deactivate",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AssignOp {
+    Set,
+    Add,
+    Sub,
+}
+
+/// A variable `$name`; `span` covers the `$`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Var {
+    /// Without the `$`.
+    pub name: String,
+    pub span: Span,
+}
+
+/// Specs combined with `and` / `or` (`and` binds tighter).
+#[derive(Debug, Clone, PartialEq)]
+pub enum SpecExpr {
+    Spec(Spec),
+    And(Vec<SpecExpr>, Span),
+    Or(Vec<SpecExpr>, Span),
+}
+
+impl SpecExpr {
+    pub fn span(&self) -> Span {
+        match self {
+            SpecExpr::Spec(s) => s.span,
+            SpecExpr::And(_, span) | SpecExpr::Or(_, span) => *span,
+        }
+    }
+}
+
+/// A flow, action or event (or a reference to one), with arguments, members and capture.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Spec {
+    pub target: SpecTarget,
+    pub args: Args,
+    /// `.Finished()`, `.action`, ...
+    pub members: Vec<Member>,
+    /// `as $ref`
+    pub capture: Option<Var>,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum SpecTarget {
+    /// Name words joined by one space.
+    Name { name: String, span: Span },
+    /// `$ref`
+    Ref(Var),
+}
+
+/// What a spec's name says it is (the reference's rule).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpecKind {
+    Flow,
+    Action,
+    Event,
+    Reference,
+}
+
+impl Spec {
+    /// All lower case: a flow; ends in `Action` and does not start with `Start`/`Change`/`Stop`:
+    /// an action; otherwise an event.
+    pub fn kind(&self) -> SpecKind {
+        match &self.target {
+            SpecTarget::Ref(_) => SpecKind::Reference,
+            SpecTarget::Name { name, .. } => {
+                let has_upper = name.chars().any(char::is_uppercase);
+                let has_cased = name.chars().any(|c| c.is_lowercase() || c.is_uppercase());
+                if has_cased && !has_upper {
+                    SpecKind::Flow
+                } else if name.ends_with("Action")
+                    && !name.starts_with("Start")
+                    && !name.starts_with("Change")
+                    && !name.starts_with("Stop")
+                {
+                    SpecKind::Action
+                } else {
+                    SpecKind::Event
+                }
+            }
+        }
+    }
+}
+
+/// Arguments of a spec or member.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Args {
+    #[default]
+    None,
+    /// `(a, k=v)`
+    Classic(Vec<Arg>),
+    /// `a $k=v` (space separated)
+    Simple(Vec<Arg>),
+}
+
+impl Args {
+    pub fn list(&self) -> &[Arg] {
+        match self {
+            Args::None => &[],
+            Args::Classic(a) | Args::Simple(a) => a,
+        }
+    }
+}
+
+/// One argument; `name` is `None` for a positional one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Arg {
+    pub name: Option<String>,
+    pub value: Expr,
+    pub span: Span,
+}
+
+/// A member access on a spec: `.Finished()`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Member {
+    pub name: String,
+    pub args: Option<Vec<Arg>>,
+    pub span: Span,
+}
+
+/// An expression; `span` is its exact source text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ExprKind {
+    Var,
+    Int,
+    Float,
+    Str,
+    LongStr,
+    /// `..."natural language description"`
+    Nld,
+    None,
+    True,
+    False,
+    List(Vec<Expr>),
+    Set(Vec<Expr>),
+    Dict(Vec<DictEntry>),
+    /// `f(args)`; `func` is the name's span.
+    Call { func: Span, args: Vec<CallArg> },
+    /// `x.m(args)`
+    Method { receiver: Box<Expr>, method: Span, args: Vec<CallArg> },
+    /// `x.a`
+    Attr { base: Box<Expr>, attr: Span },
+    /// `x[i]`, `x[a:b]`, `x[i, j]`
+    Index { base: Box<Expr>, subscripts: Vec<Subscript> },
+    Unary { op: UnaryOp, operand: Box<Expr> },
+    Binary { op: BinOp, lhs: Box<Expr>, rhs: Box<Expr> },
+    /// `a < b == c`: the first operand, then each operator and operand.
+    Compare { first: Box<Expr>, rest: Vec<(CmpOp, Expr)> },
+    Not(Box<Expr>),
+    And(Vec<Expr>),
+    Or(Vec<Expr>),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum DictEntry {
+    Pair(Expr, Expr),
+    Spread(Expr),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum CallArg {
+    Positional(Expr),
+    Named(Span, Expr),
+    Star(Expr),
+    DoubleStar(Expr),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Subscript {
+    Index(Expr),
+    Slice { lower: Option<Expr>, upper: Option<Expr>, step: Option<Expr> },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnaryOp {
+    Plus,
+    Minus,
+    Invert,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BinOp {
+    BitOr,
+    BitXor,
+    BitAnd,
+    Shl,
+    Shr,
+    Add,
+    Sub,
+    Mul,
+    MatMul,
+    Div,
+    FloorDiv,
+    Mod,
+    Pow,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CmpOp {
+    Lt,
+    Gt,
+    Eq,
+    Ge,
+    Le,
+    Ne,
+    In,
+    NotIn,
+    Is,
+    IsNot,
+}

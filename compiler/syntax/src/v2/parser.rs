@@ -1,0 +1,295 @@
+//! The Colang 2.x parse driver: runs the layout pass, parses each top-level block with the
+//! generated LR(1) parser (grammars/colang_v2.lalrpop), turns parser errors into diagnostics a
+//! Colang user understands, and assembles the module.
+
+use lalrpop_util::ParseError;
+use stalwart_diagnostics::{Diagnostic, FileId, Span};
+
+use super::ast::{Flow, Item, Module, Stmt, StmtKind};
+use super::builder::{UserError, UserErrorKind};
+use super::codes;
+use super::layout::layout;
+use super::token::Tok;
+use crate::Parse;
+
+lalrpop_util::lalrpop_mod!(
+    #[allow(
+        clippy::all,
+        clippy::pedantic,
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing,
+        clippy::string_slice,
+        unused
+    )]
+    colang_v2,
+    "/colang_v2.rs"
+);
+
+type Token = (usize, Tok, usize);
+
+/// Parses a Colang 2.x file.
+pub(crate) fn parse(file: FileId, text: &str) -> Parse<Module> {
+    let mut module = Module::default();
+    if u32::try_from(text.len()).is_err() {
+        let d = Diagnostic::error(codes::FILE_TOO_LARGE, Span::new(file, 0, 0), "the file is larger than 4 GiB");
+        return Parse { value: module, diagnostics: vec![d] };
+    }
+    let layout = layout(file, text);
+    let mut diagnostics = layout.diagnostics;
+    let parser = colang_v2::BlockParser::new();
+    for block in layout.blocks {
+        let Some(toks) = layout.toks.get(block) else { continue };
+        if toks.iter().any(|t| t.1 == Tok::Error) {
+            continue; // already reported by the layout pass
+        }
+        match parser.parse(text, file, toks.iter().copied()) {
+            Ok(stmts) => add_items(&mut module, stmts, &mut diagnostics),
+            Err(e) => diagnostics.push(translate(e, toks, text, file)),
+        }
+    }
+    module.generated = layout.generated;
+    module.exclude_from_llm = text.lines().any(|l| l.starts_with("# meta: exclude from llm"));
+    let lines = LineIndex::new(text, &module.generated);
+    for item in &mut module.items {
+        if let Item::Flow(f) = item {
+            set_lines(f, &lines);
+        }
+    }
+    Parse { value: module, diagnostics }
+}
+
+fn add_items(module: &mut Module, stmts: Vec<Stmt>, diagnostics: &mut Vec<Diagnostic>) {
+    for s in stmts {
+        match s.kind {
+            StmtKind::Flow(f) => module.items.push(Item::Flow(*f)),
+            StmtKind::Import(i) => module.items.push(Item::Import(i)),
+            StmtKind::Docstring => module.items.push(Item::Docstring(s.span)),
+            StmtKind::Empty => {}
+            _ => {
+                let d = if matches!(s.kind, StmtKind::Spec { .. }) {
+                    Diagnostic::error(codes::STATEMENT_OUTSIDE_FLOW, s.span, "a statement outside a flow is not allowed")
+                        .with_label("move this into a flow")
+                } else {
+                    Diagnostic::warning(codes::STATEMENT_OUTSIDE_FLOW, s.span, "a statement outside a flow is ignored")
+                        .with_label("this belongs to no flow")
+                };
+                diagnostics.push(d);
+                module.items.push(Item::Stmt(s));
+            }
+        }
+    }
+}
+
+/// Line numbers as the reference reports them: 1-based, each `...` line counting seven.
+struct LineIndex<'a> {
+    starts: Vec<u32>,
+    generated: &'a [u32],
+}
+
+impl<'a> LineIndex<'a> {
+    fn new(text: &str, generated: &'a [u32]) -> Self {
+        let mut starts = vec![0u32];
+        starts.extend(text.bytes().enumerate().filter(|(_, b)| *b == b'\n').map(|(i, _)| i as u32 + 1));
+        LineIndex { starts, generated }
+    }
+
+    fn line(&self, offset: u32) -> u32 {
+        let physical = self.starts.partition_point(|&s| s <= offset) as u32;
+        let extra = self.generated.partition_point(|&g| g < offset) as u32;
+        physical + 6 * extra
+    }
+}
+
+fn set_lines(f: &mut Flow, lines: &LineIndex<'_>) {
+    f.line = lines.line(f.span.start);
+    let mut stack: Vec<&mut Vec<Stmt>> = vec![&mut f.body];
+    while let Some(body) = stack.pop() {
+        for s in body.iter_mut() {
+            match &mut s.kind {
+                StmtKind::Flow(inner) => {
+                    inner.line = lines.line(inner.span.start);
+                    stack.push(&mut inner.body);
+                }
+                StmtKind::If { branches, else_body } => {
+                    stack.extend(branches.iter_mut().map(|b| &mut b.body));
+                    stack.extend(else_body.as_mut());
+                }
+                StmtKind::When { branches, else_body } => {
+                    stack.extend(branches.iter_mut().map(|b| &mut b.body));
+                    stack.extend(else_body.as_mut());
+                }
+                StmtKind::While { body, .. } => stack.push(body),
+                _ => {}
+            }
+        }
+    }
+}
+
+/// The text of the physical line holding `offset`, without its line break.
+fn line_around(text: &str, offset: usize) -> (usize, usize) {
+    let bytes = text.as_bytes();
+    let start = bytes.get(..offset.min(bytes.len())).and_then(|b| b.iter().rposition(|&c| c == b'\n')).map_or(0, |p| p + 1);
+    let end = bytes.get(offset.min(bytes.len())..).and_then(|b| b.iter().position(|&c| c == b'\n')).map_or(bytes.len(), |p| offset + p);
+    let end = if end > start && bytes.get(end - 1) == Some(&b'\r') { end - 1 } else { end };
+    (start, end.max(start))
+}
+
+fn is_comment_line(text: &str, offset: usize) -> Option<(usize, usize)> {
+    let (s, e) = line_around(text, offset);
+    let line = text.get(s..e)?;
+    let trimmed = line.trim_start_matches([' ', '\t']);
+    trimmed.starts_with('#').then(|| (e - trimmed.len(), e))
+}
+
+/// The first token of the logical line holding token `idx`.
+fn line_head(toks: &[Token], idx: usize) -> usize {
+    let mut i = idx;
+    while i > 0 {
+        match toks.get(i - 1) {
+            Some((_, Tok::Newline | Tok::Indent | Tok::Dedent, _)) | None => break,
+            _ => i -= 1,
+        }
+    }
+    i
+}
+
+#[cold]
+fn translate(err: ParseError<usize, Tok, UserError>, toks: &[Token], text: &str, file: FileId) -> Diagnostic {
+    let sp = |s: usize, e: usize| Span::new(file, s as u32, e as u32);
+    match err {
+        ParseError::User { error } => {
+            let span = Span::new(file, error.start, error.end);
+            match error.kind {
+                UserErrorKind::PositionalAfterNamed => Diagnostic::error(codes::POSITIONAL_AFTER_NAMED, span, "a positional argument cannot follow a named argument")
+                    .with_label("positional argument after a named one"),
+                UserErrorKind::NonLiteralDecoratorArgument => Diagnostic::error(codes::NON_LITERAL_DECORATOR_ARGUMENT, span, "decorator arguments must be literals")
+                    .with_label("not a literal")
+                    .with_help("use a string, a number, `True`, `False`, `None`, or a list or dict of those"),
+                UserErrorKind::MemberOnGroup => Diagnostic::error(codes::MEMBER_ON_GROUP, span, "a member or `as` can only follow a single parenthesized flow or event name")
+                    .with_label("a group of several specs"),
+            }
+        }
+        ParseError::UnrecognizedToken { token: (l, tok, r), expected } => unexpected(toks, text, file, (l, tok, r), &expected),
+        ParseError::ExtraToken { token: (l, tok, r) } => unexpected(toks, text, file, (l, tok, r), &[]),
+        ParseError::InvalidToken { location } => Diagnostic::error(codes::UNEXPECTED_TOKEN, sp(location, location), "unexpected text"),
+        ParseError::UnrecognizedEof { location, .. } => {
+            Diagnostic::error(codes::UNEXPECTED_END, sp(location, location), "unexpected end of file").with_label("the file ends here")
+        }
+    }
+}
+
+fn describe(text: &str, (l, tok, r): Token) -> String {
+    match tok {
+        Tok::Name | Tok::FuncName | Tok::Var | Tok::Int | Tok::Float => {
+            format!("{} `{}`", tok.describe(), text.get(l..r).unwrap_or(""))
+        }
+        _ => tok.describe().to_string(),
+    }
+}
+
+fn unexpected(toks: &[Token], text: &str, file: FileId, token: Token, expected: &[String]) -> Diagnostic {
+    let (l, tok, r) = token;
+    let sp = |s: usize, e: usize| Span::new(file, s as u32, e as u32);
+    let idx = toks.iter().position(|t| *t == token).unwrap_or(0);
+    let prev = idx.checked_sub(1).and_then(|i| toks.get(i)).map(|t| t.1);
+    let prev2 = idx.checked_sub(2).and_then(|i| toks.get(i)).map(|t| t.1);
+    let expects = |name: &str| expected.iter().any(|e| e.trim_matches('"') == name);
+    let head = toks.get(line_head(toks, idx)).copied();
+
+    if matches!(tok, Tok::Newline | Tok::Indent | Tok::Dedent) {
+        let at = if tok == Tok::Newline { l } else { toks.get(idx + 1).map_or(l, |t| t.0) };
+        if let Some((s, e)) = is_comment_line(text, at) {
+            let after_decorator = toks.first().map(|t| t.1) == Some(Tok::At) && !toks.iter().take(idx).any(|t| t.1 == Tok::Flow);
+            if after_decorator {
+                return Diagnostic::error(codes::COMMENT_AFTER_DECORATOR, sp(s, e), "a comment line cannot stand between a decorator and its flow")
+                    .with_label("move this comment above the decorator");
+            }
+            return Diagnostic::error(codes::MISPLACED_COMMENT, sp(s, e), "a full-line comment must be indented like the statements around it")
+                .with_label("this comment breaks the block structure");
+        }
+    }
+    if tok == Tok::Indent {
+        let (s, e) = toks.get(idx + 1).map_or((l, r), |t| line_around(text, t.0));
+        let first = text.get(s..e).map_or(0, |line| line.len() - line.trim_start_matches([' ', '\t']).len());
+        return Diagnostic::error(codes::UNEXPECTED_INDENT, sp(s + first, e), "unexpected indentation")
+            .with_label("this line is indented more than the block it is in");
+    }
+    if expects("indent") {
+        let hs = toks.get(line_head(toks, idx.saturating_sub(1))).map_or(l, |t| t.0);
+        let he = prev.and_then(|_| toks.get(idx.saturating_sub(2))).map_or(r, |t| t.2);
+        let header = text.get(hs..he.max(hs)).unwrap_or("").trim_end_matches(':').trim_end();
+        return Diagnostic::error(codes::MISSING_BLOCK, sp(hs, he.max(hs)), format!("expected an indented block after `{header}`"))
+            .with_label("this needs an indented body on the next lines");
+    }
+    let word = text.get(l..r).unwrap_or("");
+    match tok {
+        Tok::Else | Tok::Elif => {
+            return Diagnostic::error(codes::DANGLING_BRANCH, sp(l, r), format!("`{}` without `if`", if tok == Tok::Else { "else" } else { "elif" }))
+                .with_label("no `if` block ends right before this line");
+        }
+        Tok::OrWhen => {
+            return Diagnostic::error(codes::DANGLING_BRANCH, sp(l, r), "`or when` without `when`").with_label("no `when` block ends right before this line");
+        }
+        Tok::And | Tok::Or if head.map(|h| h.1) == Some(Tok::Flow) || (head.map(|h| h.1) == Some(Tok::At)) => {
+            return Diagnostic::error(codes::OPERATOR_IN_FLOW_NAME, sp(l, r), format!("a flow name cannot contain `{word}`"))
+                .with_label("not allowed in a flow name");
+        }
+        Tok::Var if toks.get(line_head(toks, idx)..idx).is_some_and(|line| line.iter().any(|t| t.1 == Tok::Arrow)) && head.map(|h| h.1) == Some(Tok::Flow) => {
+            return Diagnostic::error(codes::RETURN_MEMBERS_WITHOUT_COMMAS, sp(l, r), "return members must be separated by commas")
+                .with_label("a `,` is missing before this member");
+        }
+        Tok::Name | Tok::FuncName if word == "if" && prev.is_some_and(Tok::ends_operand) => {
+            return Diagnostic::error(codes::CONDITIONAL_EXPRESSION, sp(l, r), "conditional expressions (`a if c else b`) are not supported")
+                .with_label("a conditional expression starts here");
+        }
+        Tok::Str | Tok::LongStr | Tok::Nld if matches!(prev, Some(Tok::Str | Tok::LongStr | Tok::Nld)) => {
+            return Diagnostic::error(codes::ADJACENT_STRINGS, sp(l, r), "adjacent string literals are not joined; write one string")
+                .with_label("a second string right after the first");
+        }
+        Tok::LParen if expects("var") => return parenthesized(sp(l, r)),
+        Tok::Int | Tok::Float | Tok::Str | Tok::LongStr | Tok::Nld | Tok::Minus | Tok::Plus | Tok::Tilde | Tok::LBracket | Tok::LBrace | Tok::True | Tok::False | Tok::None | Tok::Not
+            if prev == Some(Tok::LParen) && !matches!(prev2, Some(Tok::Name | Tok::FuncName)) =>
+        {
+            let open = toks.get(idx - 1).map_or(l, |t| t.0);
+            return parenthesized(sp(open, open + 1));
+        }
+        _ => {}
+    }
+    let mut d = Diagnostic::error(codes::UNEXPECTED_TOKEN, sp(l, r), format!("unexpected {}", describe(text, token))).with_label("not expected here");
+    if let Some(help) = expected_help(expected) {
+        d = d.with_help(help);
+    }
+    d
+}
+
+fn parenthesized(span: Span) -> Diagnostic {
+    Diagnostic::error(codes::PARENTHESIZED_EXPRESSION, span, "parentheses cannot group an expression")
+        .with_label("parenthesized sub-expression")
+        .with_help("Colang 2.x expressions have no parenthesized sub-expressions; rewrite without them or use a variable")
+}
+
+fn expected_help(expected: &[String]) -> Option<String> {
+    let mut names: Vec<&str> = expected
+        .iter()
+        .map(|e| match e.trim_matches('"') {
+            "nl" => "end of line",
+            "name" | "fname" => "a name",
+            "var" => "a variable",
+            "int" | "float" => "a number",
+            "str" | "longstr" | "nld" => "a string",
+            "indent" => "an indented block",
+            "dedent" => "end of block",
+            "exprparen" | "implicit" | "generate" | "error" => "",
+            other => other,
+        })
+        .filter(|n| !n.is_empty())
+        .collect();
+    names.dedup();
+    if names.is_empty() || names.len() > 6 {
+        return None;
+    }
+    let list: Vec<String> = names.iter().map(|n| if n.contains(' ') { (*n).to_string() } else { format!("`{n}`") }).collect();
+    Some(format!("expected {}", list.join(", ")))
+}

@@ -1,0 +1,768 @@
+//! The tool check (DESIGN §5): the thirteen steps, in order; the first that answers ends the
+//! check, except step 11, which gathers every reason a write needs a person at once.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value, json};
+use stalwart_record::{
+    ArchivedCheckOp, ArchivedCheckOperand, ArchivedNotAfter, ArchivedPeriod, ArchivedRecordBody,
+    ArchivedTaintPolicy, ArchivedTool, ArchivedUndo, Trust,
+};
+
+use crate::canonical::digest_arguments;
+use crate::compare::{argument_or_result, json_eq};
+use crate::gate::{GateVerdict, Scope, eval_gate};
+use crate::history::{self, Key};
+use crate::origin::{find_tool, is_write, label_trust, marks, native_trust, origin_trusted};
+use crate::session::{CallEntry, Decision, Entry, Outcome, Session};
+use crate::token;
+use crate::value::to_json;
+
+/// A tool call to check.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Call {
+    pub tool: String,
+    /// The agent making the call (default: the session's).
+    pub agent: Option<String>,
+    pub arguments: Map<String, Value>,
+    /// Each argument's origin (`typed`, `reply`, `context`, `computed`, `result:<step>[.<field>]`,
+    /// `model`); a missing one is `model`.
+    pub origins: BTreeMap<String, String>,
+    /// Explicit marks per argument, or for the whole call under `call`.
+    pub labels: BTreeMap<String, Vec<String>>,
+    /// Facts and host counts (`usage`, `spent`) the application supplies.
+    pub context: Map<String, Value>,
+    /// The person's intent, when the caller knows it.
+    pub intent: Option<String>,
+    /// A confirmation token from an earlier `confirm`.
+    pub confirmation: Option<String>,
+    /// The step this call undoes.
+    pub undoes: Option<u32>,
+}
+
+/// The check's answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Check {
+    pub decision: Decision,
+    pub reasons: Vec<String>,
+    pub detail: Map<String, Value>,
+    pub confirmation: Option<String>,
+    pub idempotency_key: Option<String>,
+}
+
+impl Check {
+    fn refuse(reason: impl Into<String>) -> Self {
+        Self {
+            decision: Decision::Refuse,
+            reasons: vec![reason.into()],
+            detail: Map::new(),
+            confirmation: None,
+            idempotency_key: None,
+        }
+    }
+
+    fn with(mut self, key: &str, value: Value) -> Self {
+        self.detail.insert(key.to_string(), value);
+        self
+    }
+
+    /// `{decision, reasons, detail, confirmation, idempotency_key}` as JSON.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "decision": self.decision.as_str(),
+            "reasons": self.reasons,
+            "detail": self.detail,
+            "confirmation": self.confirmation,
+            "idempotency_key": self.idempotency_key,
+        })
+    }
+}
+
+/// The clock and the key a check runs with.
+#[derive(Debug, Clone, Copy)]
+pub struct Env<'a> {
+    pub key: &'a Key,
+    /// Seconds since the Unix epoch.
+    pub now: u64,
+}
+
+/// Records a turn the person typed.
+pub fn read(env: Env<'_>, session: &mut Session, text: &str) {
+    history::append(
+        env.key,
+        session,
+        Entry::Read {
+            text: text.to_string(),
+            token: String::new(),
+        },
+    );
+}
+
+/// Records the person's answer to a question.
+pub fn reply(env: Env<'_>, session: &mut Session, text: &str) {
+    history::append(
+        env.key,
+        session,
+        Entry::Reply {
+            text: text.to_string(),
+            token: String::new(),
+        },
+    );
+}
+
+/// Why a report was not recorded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReportError {
+    HistoryInvalid,
+    NoSuchStep(u32),
+}
+
+impl std::fmt::Display for ReportError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReportError::HistoryInvalid => f.write_str("the history does not verify"),
+            ReportError::NoSuchStep(s) => write!(f, "the history has no call {s}"),
+        }
+    }
+}
+
+impl std::error::Error for ReportError {}
+
+/// Records the caller's report of what became of call `step`.
+pub fn report(
+    env: Env<'_>,
+    session: &mut Session,
+    step: u32,
+    outcome: Outcome,
+    result: Option<Value>,
+) -> Result<(), ReportError> {
+    if !history::verify(env.key, session) {
+        return Err(ReportError::HistoryInvalid);
+    }
+    if session.call(step).is_none() {
+        return Err(ReportError::NoSuchStep(step));
+    }
+    history::append(
+        env.key,
+        session,
+        Entry::Outcome {
+            step,
+            outcome,
+            result,
+            token: String::new(),
+        },
+    );
+    Ok(())
+}
+
+/// Checks one call against the record and the session's history, and appends its entry.
+pub fn check_tool_call(
+    body: &ArchivedRecordBody,
+    env: Env<'_>,
+    session: &mut Session,
+    call: &Call,
+) -> Check {
+    // Step 2 first in time, because a history that does not verify is read no further; its
+    // answer still names step 1's failure when the tool is unknown.
+    let step1 = step_tool(body, env, session, call);
+    if !history::verify(env.key, session) {
+        session.entries.clear();
+        return Check::refuse("history_invalid");
+    }
+    let (tool, agent) = match step1 {
+        Ok(found) => found,
+        Err(check) => return finish(body, env, session, call, check, None),
+    };
+    let check = decide(body, env, session, call, tool, &agent);
+    finish(body, env, session, call, check, Some((tool, agent)))
+}
+
+fn step_tool<'b>(
+    body: &'b ArchivedRecordBody,
+    env: Env<'_>,
+    session: &Session,
+    call: &Call,
+) -> Result<(&'b ArchivedTool, String), Check> {
+    let agent = match call
+        .agent
+        .as_deref()
+        .filter(|a| !a.is_empty())
+        .or(Some(session.agent.as_str()).filter(|a| !a.is_empty()))
+    {
+        Some(a) => a.to_string(),
+        None if body.agents.len() == 1 => body
+            .agents
+            .first()
+            .map(|a| a.name.to_string())
+            .unwrap_or_default(),
+        None if body.agents.is_empty() => String::new(),
+        None => {
+            let names: Vec<&str> = body.agents.iter().map(|a| a.name.as_str()).collect();
+            return Err(Check::refuse("agent_required").with("agents", json!(names)));
+        }
+    };
+    let Some(tool) = find_tool(body, &call.tool) else {
+        return Err(Check::refuse("unknown_tool"));
+    };
+    if !body.agents.is_empty() {
+        let idx = body
+            .tools
+            .iter()
+            .position(|t| t.name.as_str() == tool.name.as_str())
+            .unwrap_or(usize::MAX) as u32;
+        let reaches =
+            |a: &stalwart_record::ArchivedAgent| a.tools.iter().any(|t| t.to_native() == idx);
+        let Some(me) = body.agents.iter().find(|a| a.name.as_str() == agent) else {
+            let names: Vec<&str> = body.agents.iter().map(|a| a.name.as_str()).collect();
+            return Err(Check::refuse("agent_required").with("agents", json!(names)));
+        };
+        if !reaches(me) {
+            let who: Vec<&str> = body
+                .agents
+                .iter()
+                .filter(|a| reaches(a))
+                .map(|a| a.name.as_str())
+                .collect();
+            return Err(Check::refuse("unknown_tool").with("agents", json!(who)));
+        }
+    }
+    if env.key.lapsed(env.now) && (is_write(tool) || body.settings.lapsed_refuses_all) {
+        return Err(Check::refuse("licence_lapsed"));
+    }
+    Ok((tool, agent))
+}
+
+/// Steps 3 to 13.
+fn decide(
+    body: &ArchivedRecordBody,
+    env: Env<'_>,
+    session: &Session,
+    call: &Call,
+    tool: &ArchivedTool,
+    agent: &str,
+) -> Check {
+    // 3. The arguments against the schema.
+    let schema = tool.arguments.as_ref().map(|s| s.to_native());
+    if let Some(fault) = crate::schema::validate_arguments(body, schema, &call.arguments) {
+        return Check::refuse("argument_schema")
+            .with("pointer", json!(fault.pointer))
+            .with("rule", json!(fault.rule));
+    }
+    // 4. Destinations in a tool that sends nothing out.
+    if !tool.sends_out {
+        let found = crate::destination::find_destinations(&Value::Object(call.arguments.clone()));
+        if !found.is_empty() {
+            return Check::refuse("undeclared_destination").with("destinations", json!(found));
+        }
+    }
+    // 5. Order rules.
+    if let Some(rule) = order_rule(body, session, call, tool) {
+        return Check::refuse("order_rule").with("rule", json!(rule));
+    }
+    // 6. An undo bound to what it undoes.
+    if let Some(step) = call.undoes {
+        if let Some(reason) = undo_fault(body, session, call, tool, step) {
+            return Check::refuse(reason).with("undoes", json!(step));
+        }
+    } else if let Some(check) = conditions(body, session, call, tool) {
+        // 7. Checks, limits and spend (never on an undo).
+        return check;
+    }
+    // 8. The rulebook's gate.
+    let scope = Scope {
+        body,
+        session,
+        arguments: &call.arguments,
+        context: &call.context,
+    };
+    let mut clarify = None;
+    match eval_gate(&scope, tool, call.intent.as_deref()) {
+        GateVerdict::Pass => {}
+        GateVerdict::Refuse { reason, flow } => {
+            return Check::refuse(reason).with("flow", json!(flow));
+        }
+        GateVerdict::NoFlow { flows } => {
+            return Check::refuse("no_flow").with("flows", json!(flows));
+        }
+        GateVerdict::Ask { question, flow } => clarify = Some((question, flow)),
+    }
+    // 9. Marks less trusted than the tool requires, on a write.
+    let marks = marks(body, session, &call.arguments, &call.origins, &call.labels);
+    let tainted = if is_write(tool) {
+        tainting_marks(body, tool, agent, &marks)
+    } else {
+        Vec::new()
+    };
+    if !tainted.is_empty() && matches!(body.settings.taint_policy, ArchivedTaintPolicy::Refuse) {
+        return Check::refuse("tainted_call").with("marks", json!(tainted));
+    }
+    // 10. A confirmation token covering exactly this call here.
+    let digest = digest_arguments(&call.arguments);
+    if let Some(t) = &call.confirmation {
+        if token::covers(env, session, t, &call.tool, &digest) {
+            return Check {
+                decision: Decision::Allow,
+                reasons: vec!["confirmed".into()],
+                ..Check::refuse("")
+            };
+        }
+    }
+    // 11. Every reason a write needs a person.
+    let mut reasons = Vec::new();
+    let mut detail = Map::new();
+    if let Some((question, flow)) = &clarify {
+        reasons.push("gate_clarify".to_string());
+        detail.insert("flow".into(), json!(flow));
+        detail.insert("gate_question".into(), json!(question));
+    }
+    let pivot = is_write(tool) && tool.irreversible && earlier_undoable_write_ran(body, session);
+    if is_write(tool) {
+        let untrusted = untrusted_arguments(body, session, call);
+        if !untrusted.is_empty() {
+            reasons.push("argument_origin".into());
+            detail.insert("arguments".into(), json!(untrusted));
+        }
+        if !tainted.is_empty() {
+            reasons.push("tainted_call".into());
+            detail.insert("marks".into(), json!(tainted));
+        }
+        if pivot {
+            reasons.push("irreversible_pivot".into());
+        }
+        if tool.schema_partial {
+            reasons.push("schema_partial".into());
+        }
+    }
+    // 12. An undo that passed everything above runs without asking.
+    if call.undoes.is_some() && clarify.is_none() {
+        return Check {
+            decision: Decision::Allow,
+            reasons: vec!["compensation".into()],
+            ..Check::refuse("")
+        };
+    }
+    if is_write(tool) && reasons.is_empty() {
+        reasons.push("write".into());
+    }
+    if !reasons.is_empty() {
+        let question = crate::question::question(
+            body,
+            session,
+            call,
+            tool,
+            &reasons,
+            &tainted,
+            clarify.as_ref().map(|c| c.0.as_str()),
+            pivot,
+        );
+        detail.insert("question".into(), json!(question));
+        return Check {
+            decision: Decision::Confirm,
+            reasons,
+            detail,
+            confirmation: None,
+            idempotency_key: None,
+        };
+    }
+    // 13. Nothing above held the call back.
+    Check {
+        decision: Decision::Allow,
+        reasons: vec!["allow".into()],
+        ..Check::refuse("")
+    }
+}
+
+/// Appends the call's entry, adds the token / idempotency key / undo plan, and returns.
+fn finish(
+    body: &ArchivedRecordBody,
+    env: Env<'_>,
+    session: &mut Session,
+    call: &Call,
+    mut check: Check,
+    found: Option<(&ArchivedTool, String)>,
+) -> Check {
+    let step = session.next_step();
+    let digest = digest_arguments(&call.arguments);
+    let agent = found
+        .as_ref()
+        .map(|f| f.1.clone())
+        .unwrap_or_else(|| call.agent.clone().unwrap_or_else(|| session.agent.clone()));
+    if check.decision == Decision::Refuse {
+        let plan = undo_plan(body, session);
+        if !plan.is_empty() {
+            check.detail.insert("undo".into(), Value::Array(plan));
+        }
+    }
+    let marks = match &found {
+        Some(_) => marks(body, session, &call.arguments, &call.origins, &call.labels),
+        None => BTreeMap::new(),
+    };
+    let entry = CallEntry {
+        step,
+        tool: call.tool.clone(),
+        agent,
+        arguments: call.arguments.clone(),
+        digest: digest.clone(),
+        origins: call.origins.clone(),
+        marks,
+        decision: check.decision,
+        reasons: check.reasons.clone(),
+        undoes: call.undoes,
+        at: env.now,
+        token: String::new(),
+    };
+    history::append(env.key, session, Entry::Call(entry));
+    match check.decision {
+        Decision::Confirm => {
+            let expiry = env
+                .now
+                .saturating_add(body.settings.confirmation_expiry_secs.to_native());
+            check.confirmation = Some(token::issue(
+                env, session, &call.tool, &digest, step, expiry,
+            ));
+        }
+        Decision::Allow => {
+            check.idempotency_key = Some(token::idempotency_key(env, session, step, &digest))
+        }
+        Decision::Refuse => {}
+    }
+    check
+}
+
+/// Step 5: the first order rule the call breaks, in the words QG014 uses.
+fn order_rule(
+    body: &ArchivedRecordBody,
+    session: &Session,
+    call: &Call,
+    tool: &ArchivedTool,
+) -> Option<String> {
+    for after in tool.after.iter() {
+        let other = body.tools.get(after.tool.to_native() as usize)?;
+        let mut any_ran = false;
+        let bound = session.calls().any(|c| {
+            if c.tool.as_str() != other.name.as_str() || !session.ran(c) {
+                return false;
+            }
+            any_ran = true;
+            after.bind.iter().all(|pair| {
+                let (mine, theirs) = (pair.0.as_str(), pair.1.as_str());
+                match (
+                    call.arguments.get(mine),
+                    argument_or_result(session, c, theirs),
+                ) {
+                    (Some(a), Some(b)) => json_eq(a, b),
+                    (None, _) => true,
+                    _ => false,
+                }
+            })
+        });
+        if !bound {
+            let binding: Vec<&str> = after.bind.iter().map(|p| p.0.as_str()).collect();
+            return Some(if any_ran && !binding.is_empty() {
+                format!("after {} ({})", other.name, binding.join(", "))
+            } else {
+                format!("after {}", other.name)
+            });
+        }
+    }
+    for rule in tool.not_after.iter() {
+        let (hit, name) = match rule {
+            ArchivedNotAfter::Untrusted => (
+                session.calls().any(|c| {
+                    counts(body, session, c)
+                        && find_tool(body, &c.tool).is_some_and(|t| t.reads_outside)
+                }),
+                "untrusted".to_string(),
+            ),
+            ArchivedNotAfter::Tool(t) => {
+                let other = body.tools.get(t.to_native() as usize)?;
+                (
+                    session.calls().any(|c| {
+                        c.tool.as_str() == other.name.as_str() && counts(body, session, c)
+                    }),
+                    other.name.to_string(),
+                )
+            }
+        };
+        if hit {
+            return Some(format!("not_after {name}"));
+        }
+    }
+    if let Some(limit) = tool.at_most.as_ref() {
+        if limit.per.is_none() {
+            let used = session
+                .calls()
+                .filter(|c| c.tool == call.tool && counts(body, session, c))
+                .count();
+            if used >= limit.count.to_native() as usize {
+                return Some(format!("at_most {}", limit.count));
+            }
+        }
+    }
+    None
+}
+
+/// Whether an earlier call counts for `not_after` and `at_most`: allowed, and for a write not
+/// reported failed (a read counts whatever became of it: what it returned was read).
+fn counts(body: &ArchivedRecordBody, session: &Session, c: &CallEntry) -> bool {
+    if c.decision != Decision::Allow {
+        return false;
+    }
+    let read = find_tool(body, &c.tool).is_some_and(|t| !is_write(t));
+    read || !matches!(session.outcome(c.step), Some((Outcome::Failed, _)))
+}
+
+/// Step 6: what is wrong with an undo, if anything.
+fn undo_fault(
+    body: &ArchivedRecordBody,
+    session: &Session,
+    call: &Call,
+    tool: &ArchivedTool,
+    step: u32,
+) -> Option<&'static str> {
+    let Some(original) = session.call(step) else {
+        return Some("compensation_mismatch");
+    };
+    if !session.ran(original) {
+        return Some("compensation_mismatch");
+    }
+    let Some(undone) = find_tool(body, &original.tool) else {
+        return Some("compensation_mismatch");
+    };
+    let ArchivedUndo::Tool {
+        tool: undo_tool,
+        bind,
+    } = &undone.undo
+    else {
+        return Some("compensation_mismatch");
+    };
+    let declared = body.tools.get(undo_tool.to_native() as usize)?;
+    if declared.name.as_str() != tool.name.as_str() {
+        return Some("compensation_mismatch");
+    }
+    for pair in bind.iter() {
+        let (mine, theirs) = (pair.0.as_str(), pair.1.as_str());
+        let ok = match (
+            call.arguments.get(mine),
+            argument_or_result(session, original, theirs),
+        ) {
+            (Some(a), Some(b)) => json_eq(a, b),
+            _ => false,
+        };
+        if !ok {
+            return Some("compensation_mismatch");
+        }
+    }
+    let spent = session
+        .calls()
+        .any(|c| c.undoes == Some(step) && c.decision == Decision::Allow);
+    spent.then_some("compensation_spent")
+}
+
+/// Step 7: the tool's checks, its limits per period and its spend, against the host's counts.
+fn conditions(
+    body: &ArchivedRecordBody,
+    session: &Session,
+    call: &Call,
+    tool: &ArchivedTool,
+) -> Option<Check> {
+    for check in tool.checks.iter() {
+        let Some(value) = call.arguments.get(check.argument.as_str()) else {
+            continue;
+        };
+        let (operand, described) = match &check.operand {
+            ArchivedCheckOperand::Value(v) => {
+                let v = to_json(body, v.to_native()).unwrap_or(Value::Null);
+                let text = v.to_string();
+                (Some(v), text)
+            }
+            ArchivedCheckOperand::From { tool: from, field } => {
+                let other = body.tools.get(from.to_native() as usize)?;
+                let latest = session
+                    .calls()
+                    .rev()
+                    .filter(|c| c.tool.as_str() == other.name.as_str())
+                    .find_map(|c| session.result_of(c))
+                    .and_then(|r| r.get(field.as_str()))
+                    .cloned();
+                (latest, format!("{}.{}", other.name, field))
+            }
+        };
+        let op = match check.op {
+            ArchivedCheckOp::AtMost => "at_most",
+            ArchivedCheckOp::AtLeast => "at_least",
+            ArchivedCheckOp::Equals => "equals",
+            ArchivedCheckOp::OneOf => "one_of",
+        };
+        let words = format!("{} {op} {described}", check.argument);
+        let Some(operand) = operand else {
+            return Some(Check::refuse("condition_unknown").with("check", json!(words)));
+        };
+        let holds = match check.op {
+            ArchivedCheckOp::AtMost => {
+                matches!((value.as_f64(), operand.as_f64()), (Some(a), Some(b)) if a <= b)
+            }
+            ArchivedCheckOp::AtLeast => {
+                matches!((value.as_f64(), operand.as_f64()), (Some(a), Some(b)) if a >= b)
+            }
+            ArchivedCheckOp::Equals => json_eq(value, &operand),
+            ArchivedCheckOp::OneOf => operand
+                .as_array()
+                .is_some_and(|items| items.iter().any(|i| json_eq(i, value))),
+        };
+        if !holds {
+            return Some(Check::refuse("condition_failed").with("check", json!(words)));
+        }
+    }
+    let host = |key: &str, per: &ArchivedPeriod| -> Option<f64> {
+        call.context
+            .get(key)?
+            .get(call.tool.as_str())?
+            .get(period_word(per))?
+            .as_f64()
+    };
+    if let Some(limit) = tool.at_most.as_ref() {
+        if let Some(per) = limit.per.as_ref() {
+            let words = format!("at_most {} per {}", limit.count, period_word(per));
+            match host("usage", per) {
+                None => return Some(Check::refuse("usage_unknown").with("limit", json!(words))),
+                Some(used) if used >= f64::from(limit.count.to_native()) => {
+                    return Some(Check::refuse("limit_reached").with("limit", json!(words)));
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    if let Some(spend) = tool.spend.as_ref() {
+        let words = format!(
+            "spend {} at_most {} per {}",
+            spend.argument,
+            spend.at_most,
+            period_word(&spend.per)
+        );
+        let amount = call
+            .arguments
+            .get(spend.argument.as_str())
+            .and_then(Value::as_f64)
+            .unwrap_or(0.0);
+        match host("spent", &spend.per) {
+            None => return Some(Check::refuse("spend_unknown").with("limit", json!(words))),
+            Some(spent) if spent + amount > spend.at_most.to_native() => {
+                return Some(Check::refuse("spend_exceeded").with("limit", json!(words)));
+            }
+            Some(_) => {}
+        }
+    }
+    None
+}
+
+fn period_word(p: &ArchivedPeriod) -> &'static str {
+    match p {
+        ArchivedPeriod::Hour => "hour",
+        ArchivedPeriod::Day => "day",
+        ArchivedPeriod::Week => "week",
+        ArchivedPeriod::Month => "month",
+    }
+}
+
+/// Marks less trusted than the tool requires, each as `mark (argument)`.
+fn tainting_marks(
+    body: &ArchivedRecordBody,
+    tool: &ArchivedTool,
+    agent: &str,
+    marks: &BTreeMap<String, Vec<String>>,
+) -> Vec<Value> {
+    let required = match tool.requires.as_ref() {
+        Some(t) => native_trust(t),
+        None => body
+            .agents
+            .iter()
+            .find(|a| a.name.as_str() == agent)
+            .map(|a| native_trust(&a.privilege))
+            .unwrap_or(Trust::Low),
+    };
+    let mut out = Vec::new();
+    for (argument, list) in marks {
+        for mark in list {
+            if label_trust(body, mark).is_some_and(|t| t < required) {
+                out.push(json!({"mark": mark, "argument": argument}));
+            }
+        }
+    }
+    out
+}
+
+/// Arguments whose origin is not trusted, in call order.
+fn untrusted_arguments(body: &ArchivedRecordBody, session: &Session, call: &Call) -> Vec<String> {
+    call.arguments
+        .iter()
+        .filter(|(name, value)| {
+            let origin = call
+                .origins
+                .get(*name)
+                .map(String::as_str)
+                .unwrap_or("model");
+            !origin_trusted(body, session, origin, name, value)
+        })
+        .map(|(name, _)| name.clone())
+        .collect()
+}
+
+/// An earlier call in the run was an allowed write that ran and declares an undo.
+fn earlier_undoable_write_ran(body: &ArchivedRecordBody, session: &Session) -> bool {
+    run_calls(session).any(|c| {
+        session.ran(c)
+            && find_tool(body, &c.tool)
+                .is_some_and(|t| is_write(t) && matches!(t.undo, ArchivedUndo::Tool { .. }))
+    })
+}
+
+/// The call entries of the current run (after the last turn).
+fn run_calls(session: &Session) -> impl DoubleEndedIterator<Item = &CallEntry> {
+    let start = session.run_start();
+    session
+        .entries
+        .get(start..)
+        .unwrap_or(&[])
+        .iter()
+        .filter_map(|e| match e {
+            Entry::Call(c) => Some(c),
+            _ => None,
+        })
+}
+
+/// The undo calls that would undo the run's writes that ran, last first.
+fn undo_plan(body: &ArchivedRecordBody, session: &Session) -> Vec<Value> {
+    let mut plan = Vec::new();
+    for c in run_calls(session).rev() {
+        if !session.ran(c) || c.undoes.is_some() {
+            continue;
+        }
+        let Some(tool) = find_tool(body, &c.tool) else {
+            continue;
+        };
+        if !is_write(tool) {
+            continue;
+        }
+        let ArchivedUndo::Tool { tool: undo, bind } = &tool.undo else {
+            continue;
+        };
+        let Some(undo_tool) = body.tools.get(undo.to_native() as usize) else {
+            continue;
+        };
+        let already = session
+            .calls()
+            .any(|u| u.undoes == Some(c.step) && u.decision == Decision::Allow);
+        if already {
+            continue;
+        }
+        let mut args = Map::new();
+        for pair in bind.iter() {
+            if let Some(v) = argument_or_result(session, c, pair.1.as_str()) {
+                args.insert(pair.0.to_string(), v.clone());
+            }
+        }
+        plan.push(json!({"tool": undo_tool.name.as_str(), "arguments": args, "undoes": c.step}));
+    }
+    plan
+}

@@ -1,0 +1,298 @@
+//! The signed history (DESIGN §5.3) and the key that signs it (§5.2).
+//!
+//! Each entry carries `token_i = BLAKE3-keyed(key, token_{i-1} ‖ canonical(entry_i))`, with
+//! `token_{-1}` the session's id and agent. Verification recomputes the chain: an edited,
+//! removed, reordered, truncated or foreign entry breaks it. Call entries are also checked to
+//! number their steps from 1 and to carry the digest of their own arguments, and outcomes to
+//! name an earlier call.
+
+use serde_json::Value;
+
+use crate::canonical::{
+    Sink, base64url, base64url_decode, digest_arguments, write_object, write_str, write_value,
+};
+use crate::session::{CallEntry, Entry, Session};
+
+/// The key file ("the licence"): the MAC key, an id and an expiry.
+#[derive(Clone)]
+pub struct Key {
+    pub id: String,
+    secret: [u8; 32],
+    /// Seconds since the Unix epoch after which the licence has lapsed.
+    pub expires_at: u64,
+}
+
+impl std::fmt::Debug for Key {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Key")
+            .field("id", &self.id)
+            .field("expires_at", &self.expires_at)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why a key file could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyError(pub String);
+
+impl std::fmt::Display for KeyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for KeyError {}
+
+impl Key {
+    pub fn new(id: impl Into<String>, secret: [u8; 32], expires_at: u64) -> Self {
+        Self {
+            id: id.into(),
+            secret,
+            expires_at,
+        }
+    }
+
+    /// Reads a key file: `{"id": "...", "key": "<32 bytes, base64url>", "expires": "2027-01-01" |
+    /// "2027-01-01T00:00:00Z" | <seconds>}`.
+    pub fn from_json(text: &str) -> Result<Self, KeyError> {
+        let v: Value = serde_json::from_str(text)
+            .map_err(|e| KeyError(format!("the key file is not JSON: {e}")))?;
+        let id = v
+            .get("id")
+            .and_then(Value::as_str)
+            .ok_or_else(|| KeyError("the key file has no `id`".into()))?;
+        let key = v
+            .get("key")
+            .and_then(Value::as_str)
+            .ok_or_else(|| KeyError("the key file has no `key`".into()))?;
+        let bytes =
+            base64url_decode(key).ok_or_else(|| KeyError("`key` is not base64url".into()))?;
+        let secret: [u8; 32] = bytes
+            .try_into()
+            .map_err(|_| KeyError("`key` must be 32 bytes (43 base64url characters)".into()))?;
+        let expires_at = match v.get("expires") {
+            Some(Value::Number(n)) => n
+                .as_u64()
+                .ok_or_else(|| KeyError("`expires` must be positive".into()))?,
+            Some(Value::String(s)) => {
+                parse_time(s).ok_or_else(|| KeyError(format!("`expires` is not a date: `{s}`")))?
+            }
+            _ => return Err(KeyError("the key file has no `expires`".into())),
+        };
+        Ok(Self::new(id, secret, expires_at))
+    }
+
+    /// The key file's JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::json!({"id": self.id, "key": base64url(&self.secret), "expires": self.expires_at}).to_string()
+    }
+
+    pub fn lapsed(&self, now: u64) -> bool {
+        now > self.expires_at
+    }
+
+    pub(crate) fn hasher(&self) -> blake3::Hasher {
+        blake3::Hasher::new_keyed(&self.secret)
+    }
+}
+
+/// `YYYY-MM-DD` or `YYYY-MM-DDTHH:MM:SSZ` to seconds since the epoch (UTC).
+pub fn parse_time(s: &str) -> Option<u64> {
+    let (date, time) = match s.split_once('T') {
+        Some((d, t)) => (d, Some(t.trim_end_matches('Z'))),
+        None => (s, None),
+    };
+    let mut d = date.split('-');
+    let y: i64 = d.next()?.parse().ok()?;
+    let m: i64 = d.next()?.parse().ok()?;
+    let day: i64 = d.next()?.parse().ok()?;
+    if d.next().is_some() || !(1..=12).contains(&m) || !(1..=31).contains(&day) {
+        return None;
+    }
+    let (hh, mm, ss) = match time {
+        None => (0, 0, 0),
+        Some(t) => {
+            let mut p = t.split(':');
+            let hh: i64 = p.next()?.parse().ok()?;
+            let mm: i64 = p.next()?.parse().ok()?;
+            let ss: i64 = p.next().unwrap_or("0").split('.').next()?.parse().ok()?;
+            (hh, mm, ss)
+        }
+    };
+    // Days from civil (Howard Hinnant's algorithm).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    u64::try_from(days * 86_400 + hh * 3600 + mm * 60 + ss).ok()
+}
+
+/// The first link of a session's chain.
+fn genesis(session: &Session) -> Vec<u8> {
+    let mut g = Vec::with_capacity(session.id.len() + session.agent.len() + 1);
+    g.extend_from_slice(session.id.as_bytes());
+    g.push(0);
+    g.extend_from_slice(session.agent.as_bytes());
+    g
+}
+
+/// The token of an entry that follows `prev`.
+fn link(key: &Key, prev: &[u8], entry: &Entry) -> String {
+    let mut h = key.hasher();
+    h.update(&(prev.len() as u64).to_le_bytes());
+    h.update(prev);
+    write_entry(&mut h, entry);
+    base64url(h.finalize().as_bytes())
+}
+
+/// Writes an entry's canonical JSON without its token (keys in sorted order).
+fn write_entry(out: &mut dyn Sink, entry: &Entry) {
+    match entry {
+        Entry::Read { text, .. } => {
+            out.put(b"{\"kind\":\"read\",\"text\":");
+            write_str(out, text);
+            out.put(b"}");
+        }
+        Entry::Reply { text, .. } => {
+            out.put(b"{\"kind\":\"reply\",\"text\":");
+            write_str(out, text);
+            out.put(b"}");
+        }
+        Entry::Outcome {
+            step,
+            outcome,
+            result,
+            ..
+        } => {
+            out.put(b"{\"kind\":\"outcome\",\"outcome\":");
+            write_str(out, outcome.as_str());
+            if let Some(r) = result {
+                out.put(b",\"result\":");
+                write_value(out, r);
+            }
+            out.put(format!(",\"step\":{step}}}").as_bytes());
+        }
+        Entry::Call(c) => write_call(out, c),
+    }
+}
+
+fn write_call(out: &mut dyn Sink, c: &CallEntry) {
+    out.put(b"{\"agent\":");
+    write_str(out, &c.agent);
+    out.put(b",\"arguments\":");
+    write_object(out, &c.arguments);
+    out.put(format!(",\"at\":{},\"decision\":", c.at).as_bytes());
+    write_str(out, c.decision.as_str());
+    out.put(b",\"digest\":");
+    write_str(out, &c.digest);
+    out.put(b",\"kind\":\"call\",\"marks\":{");
+    for (i, (k, v)) in c.marks.iter().enumerate() {
+        if i > 0 {
+            out.put(b",");
+        }
+        write_str(out, k);
+        out.put(b":[");
+        for (j, m) in v.iter().enumerate() {
+            if j > 0 {
+                out.put(b",");
+            }
+            write_str(out, m);
+        }
+        out.put(b"]");
+    }
+    out.put(b"},\"origins\":{");
+    for (i, (k, v)) in c.origins.iter().enumerate() {
+        if i > 0 {
+            out.put(b",");
+        }
+        write_str(out, k);
+        out.put(b":");
+        write_str(out, v);
+    }
+    out.put(b"},\"reasons\":[");
+    for (i, r) in c.reasons.iter().enumerate() {
+        if i > 0 {
+            out.put(b",");
+        }
+        write_str(out, r);
+    }
+    out.put(format!("],\"step\":{},\"tool\":", c.step).as_bytes());
+    write_str(out, &c.tool);
+    if let Some(u) = c.undoes {
+        out.put(format!(",\"undoes\":{u}").as_bytes());
+    }
+    out.put(b"}");
+}
+
+/// Verifies the whole history. `false` on any broken link or inconsistency.
+pub fn verify(key: &Key, session: &Session) -> bool {
+    let mut prev = genesis(session);
+    let mut step = 0u32;
+    for entry in &session.entries {
+        match entry {
+            Entry::Call(c) => {
+                step += 1;
+                if c.step != step || c.digest != digest_arguments(&c.arguments) {
+                    return false;
+                }
+            }
+            Entry::Outcome { step: s, .. } => {
+                if *s == 0 || *s > step {
+                    return false;
+                }
+            }
+            _ => {}
+        }
+        let token = link(key, &prev, entry);
+        if !constant_time_eq(token.as_bytes(), entry.token().as_bytes()) {
+            return false;
+        }
+        prev = token.into_bytes();
+    }
+    true
+}
+
+/// Appends an entry, signing it over the chain so far. The history must already verify.
+pub fn append(key: &Key, session: &mut Session, mut entry: Entry) {
+    let prev = session
+        .entries
+        .last()
+        .map(|e| e.token().as_bytes().to_vec())
+        .unwrap_or_else(|| genesis(session));
+    let token = link(key, &prev, &entry);
+    entry.set_token(token);
+    session.entries.push(entry);
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_parse_to_unix_seconds() {
+        assert_eq!(parse_time("1970-01-01"), Some(0));
+        assert_eq!(parse_time("2026-11-30"), Some(1_795_996_800));
+        assert_eq!(
+            parse_time("2026-11-30T12:00:00Z"),
+            Some(1_795_996_800 + 43_200)
+        );
+        assert_eq!(parse_time("2026-13-01"), None);
+        assert_eq!(parse_time("soon"), None);
+    }
+
+    #[test]
+    fn key_files_round_trip() {
+        let key = Key::new("dev", [7; 32], 1_800_000_000);
+        let back = Key::from_json(&key.to_json()).unwrap();
+        assert_eq!(back.id, "dev");
+        assert_eq!(back.expires_at, 1_800_000_000);
+        assert!(Key::from_json(r#"{"id":"x","key":"AAAA","expires":1}"#).is_err());
+    }
+}

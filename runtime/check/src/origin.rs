@@ -1,0 +1,273 @@
+//! Where each argument came from (DESIGN §5.1, §5.9) and the marks it carries (§5.4).
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+use stalwart_record::{ArchivedEffects, ArchivedRecordBody, ArchivedTrust, Trust};
+
+use crate::compare::json_eq;
+use crate::session::{Decision, Session};
+
+/// Whether an origin is trusted for this value in this history.
+pub fn origin_trusted(
+    body: &ArchivedRecordBody,
+    session: &Session,
+    origin: &str,
+    name: &str,
+    value: &Value,
+) -> bool {
+    match origin {
+        "typed" => typed(session, value),
+        "reply" | "context" | "computed" => true,
+        _ => match origin.strip_prefix("result:") {
+            Some(rest) => result_origin(body, session, rest, name, value),
+            None => false,
+        },
+    }
+}
+
+/// `typed`: the value occurs in one of the person's turns, as typed.
+pub fn typed(session: &Session, value: &Value) -> bool {
+    match value {
+        Value::String(s) if !s.is_empty() => session.turns().any(|t| contains_at_boundaries(t, s)),
+        Value::Number(n) => match n.as_f64() {
+            Some(f) => session.turns().any(|t| numbers_in(t).any(|x| x == f)),
+            None => false,
+        },
+        _ => false,
+    }
+}
+
+fn is_word(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// Whether `needle` occurs in `hay` with a non-word character (or an end) on each side.
+fn contains_at_boundaries(hay: &str, needle: &str) -> bool {
+    let mut from = 0;
+    while let Some(pos) = hay.get(from..).and_then(|h| h.find(needle)) {
+        let start = from + pos;
+        let end = start + needle.len();
+        let before_ok = hay
+            .get(..start)
+            .and_then(|h| h.chars().next_back())
+            .is_none_or(|c| !is_word(c));
+        let after_ok = hay
+            .get(end..)
+            .and_then(|h| h.chars().next())
+            .is_none_or(|c| !is_word(c));
+        if before_ok && after_ok {
+            return true;
+        }
+        let step = hay
+            .get(start..)
+            .and_then(|h| h.chars().next())
+            .map(char::len_utf8)
+            .unwrap_or(1);
+        from = start + step;
+    }
+    false
+}
+
+/// Every number written in a text (`40`, `40.00`, `-3`, `1.5`), as numbers.
+fn numbers_in(text: &str) -> impl Iterator<Item = f64> + '_ {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < bytes.len() {
+            let c = bytes.get(i).copied().unwrap_or(0);
+            if !c.is_ascii_digit() {
+                i += 1;
+                continue;
+            }
+            let mut start = i;
+            if i > 0 && bytes.get(i - 1) == Some(&b'-') {
+                start = i - 1;
+            }
+            while bytes.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            }
+            if bytes.get(i) == Some(&b'.') && bytes.get(i + 1).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+                while bytes.get(i).is_some_and(u8::is_ascii_digit) {
+                    i += 1;
+                }
+            }
+            if let Some(n) = text.get(start..i).and_then(|s| s.parse::<f64>().ok()) {
+                return Some(n);
+            }
+        }
+        None
+    })
+}
+
+/// `result:<step>` or `result:<step>.<field>`: that call ran here, its tool's result schema
+/// declares the field, and the value equals the reported result's field.
+fn result_origin(
+    body: &ArchivedRecordBody,
+    session: &Session,
+    rest: &str,
+    name: &str,
+    value: &Value,
+) -> bool {
+    let (step, field) = match rest.split_once('.') {
+        Some((s, f)) => (s, f),
+        None => (rest, name),
+    };
+    let Ok(step) = step.parse::<u32>() else {
+        return false;
+    };
+    let Some(call) = session.call(step) else {
+        return false;
+    };
+    if !session.ran(call) {
+        return false;
+    }
+    let Some(tool) = find_tool(body, &call.tool) else {
+        return false;
+    };
+    if !tool.result_fields.iter().any(|f| f.as_str() == field) {
+        return false;
+    }
+    session
+        .result_of(call)
+        .and_then(|r| r.get(field))
+        .is_some_and(|v| json_eq(v, value))
+}
+
+/// A tool by name (the catalogue is sorted by name).
+pub fn find_tool<'b>(
+    body: &'b ArchivedRecordBody,
+    name: &str,
+) -> Option<&'b stalwart_record::ArchivedTool> {
+    let tools = body.tools.as_slice();
+    tools
+        .binary_search_by(|t| t.name.as_str().cmp(name))
+        .ok()
+        .and_then(|i| tools.get(i))
+}
+
+/// The trust of a label, and where it came from; `None` for labels that carry no trust.
+pub fn label_trust(body: &ArchivedRecordBody, label: &str) -> Option<Trust> {
+    if label == "untrusted" || label.starts_with("untrusted:") {
+        return Some(Trust::Untrusted);
+    }
+    match label {
+        "low" => return Some(Trust::Low),
+        "medium" => return Some(Trust::Medium),
+        "high" => return Some(Trust::High),
+        _ => {}
+    }
+    let agent = label.strip_prefix("agent:")?;
+    body.agents
+        .iter()
+        .find(|a| a.name.as_str() == agent)
+        .map(|a| native_trust(&a.privilege))
+}
+
+pub fn native_trust(t: &ArchivedTrust) -> Trust {
+    match t {
+        ArchivedTrust::Untrusted => Trust::Untrusted,
+        ArchivedTrust::Low => Trust::Low,
+        ArchivedTrust::Medium => Trust::Medium,
+        ArchivedTrust::High => Trust::High,
+    }
+}
+
+/// Each argument's marks (and the call's, under `call`): explicit labels plus derived ones.
+pub fn marks(
+    body: &ArchivedRecordBody,
+    session: &Session,
+    arguments: &serde_json::Map<String, Value>,
+    origins: &BTreeMap<String, String>,
+    labels: &BTreeMap<String, Vec<String>>,
+) -> BTreeMap<String, Vec<String>> {
+    let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (name, list) in labels {
+        let kept: Vec<String> = list
+            .iter()
+            .filter(|l| label_trust(body, l).is_some() && !is_own_agent(session, l))
+            .cloned()
+            .collect();
+        if !kept.is_empty() {
+            out.entry(name.clone()).or_default().extend(kept);
+        }
+    }
+    let outside = first_outside_read(body, session);
+    for name in arguments.keys() {
+        let origin = origins.get(name).map(String::as_str).unwrap_or("model");
+        if let Some(rest) = origin.strip_prefix("result:") {
+            let step = rest.split('.').next().and_then(|s| s.parse::<u32>().ok());
+            if let Some(call) = step.and_then(|s| session.call(s)) {
+                if find_tool(body, &call.tool).is_some_and(|t| t.reads_outside) {
+                    out.entry(name.clone())
+                        .or_default()
+                        .push(format!("untrusted:{}", call.tool));
+                }
+            }
+            continue;
+        }
+        if is_model_origin(origin) {
+            if let Some(tool) = &outside {
+                out.entry(name.clone())
+                    .or_default()
+                    .push(format!("untrusted:{tool}"));
+            }
+        }
+    }
+    for list in out.values_mut() {
+        list.dedup();
+    }
+    out
+}
+
+fn is_own_agent(session: &Session, label: &str) -> bool {
+    label.strip_prefix("agent:") == Some(session.agent.as_str())
+}
+
+/// Origins that derived marks attach to: `model` and anything the check does not know.
+pub fn is_model_origin(origin: &str) -> bool {
+    !matches!(origin, "typed" | "reply" | "context" | "computed") && !origin.starts_with("result:")
+}
+
+/// The first `reads_outside` tool allowed in this session, if any.
+fn first_outside_read(body: &ArchivedRecordBody, session: &Session) -> Option<String> {
+    session
+        .calls()
+        .find(|c| {
+            c.decision == Decision::Allow
+                && find_tool(body, &c.tool).is_some_and(|t| t.reads_outside)
+        })
+        .map(|c| c.tool.clone())
+}
+
+/// Whether a tool writes (unknown effects count as writes).
+pub fn is_write(tool: &stalwart_record::ArchivedTool) -> bool {
+    !matches!(tool.effects, ArchivedEffects::Reads)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strings_match_only_at_word_boundaries() {
+        assert!(contains_at_boundaries("refund order 4411 40.00", "4411"));
+        assert!(!contains_at_boundaries("refund order 44110", "4411"));
+        assert!(!contains_at_boundaries("order A4411", "4411"));
+        assert!(contains_at_boundaries(
+            "to ana@example.com, please",
+            "ana@example.com"
+        ));
+        assert!(
+            !contains_at_boundaries("Refund", "refund"),
+            "case-sensitive"
+        );
+    }
+
+    #[test]
+    fn numbers_are_read_as_numbers() {
+        let found: Vec<f64> = numbers_in("refund order 4411 40.00, then -3 and v1.5").collect();
+        assert_eq!(found, [4411.0, 40.0, -3.0, 1.5]);
+    }
+}

@@ -1,0 +1,442 @@
+//! Step 3 of the tool check: a call's arguments (and a reported result) against the compiled
+//! schema program of the record, answering with the first fault, its JSON pointer and the rule
+//! that failed.
+//!
+//! The order of faults is fixed (DESIGN §5.9). For a call's arguments: first every argument the
+//! schema's top-level `properties` do not declare, in call order, refused even under
+//! `additionalProperties: true` (with no schema every argument is undeclared; rule
+//! `additionalProperties`); then each missing `required` argument, in the order `required` lists
+//! them (rule `required`, pointer `/<name>`); then each argument's own faults, in call order; then
+//! the root's `type`, `enum`, `const` and `anyOf`. Inside a value: the `false` schema (rule
+//! `false`), `type`, `enum`, `const`, then the keywords of the value's type (`minimum`, `maximum`,
+//! `exclusiveMinimum`, `exclusiveMaximum`; `minLength`, `maxLength`, `pattern`; `minItems`,
+//! `maxItems`, then each item; members `additionalProperties: false` refuses in member order, then
+//! missing `required` members, then each member), and `anyOf` last, so a fault inside a member is
+//! named before an alternative that fails as a whole.
+//!
+//! Numbers: `integer` accepts a number with a zero fraction (`40.0`); booleans are never numbers;
+//! bounds compare as `f64`. Strings count Unicode scalar values. Patterns are unanchored searches
+//! (regex-lite), compiled once per [`PatternCache`]. A schema index the record does not hold, or a
+//! pattern that does not compile, is a fault with rule `schema`; nesting deeper than
+//! [`MAX_DEPTH`] (values, or schemas that refer to themselves) is a fault with rule `depth`.
+//! Nothing is allocated on the way to a pass except a compiled pattern and, for a root with
+//! `enum`, `const` or `anyOf`, one copy of the arguments.
+
+use regex_lite::Regex;
+use serde_json::{Map, Number, Value as Json};
+use stalwart_record::{
+    ArchivedAdditional, ArchivedRecordBody, ArchivedSchemaNode, SchemaIdx, TypeSet,
+};
+
+pub use crate::value::MAX_DEPTH;
+use crate::value::json_equals;
+
+/// The first fault found: where (a JSON pointer into the checked value) and which rule failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SchemaFault {
+    /// JSON pointer of the faulty value (`/amount`, `/items/2/sku`; `~0`/`~1` escaped; `""` for the
+    /// whole value).
+    pub pointer: String,
+    /// The keyword that failed (`type`, `required`, `additionalProperties`, ...), or `false`,
+    /// `schema`, `depth`.
+    pub rule: &'static str,
+}
+
+/// Patterns of one record compiled on first use. Keep it as long as the record to compile each
+/// pattern once; a fresh cache allocates nothing until it meets a pattern.
+pub struct PatternCache<'r> {
+    body: &'r ArchivedRecordBody,
+    /// One slot per schema node, grown on the first pattern.
+    slots: Vec<Slot>,
+}
+
+enum Slot {
+    Unseen,
+    Ready(Regex),
+    Invalid,
+}
+
+impl<'r> PatternCache<'r> {
+    /// An empty cache for the patterns of `body`.
+    pub fn new(body: &'r ArchivedRecordBody) -> Self {
+        Self {
+            body,
+            slots: Vec::new(),
+        }
+    }
+
+    /// The record the cache belongs to.
+    pub fn body(&self) -> &'r ArchivedRecordBody {
+        self.body
+    }
+
+    fn regex(&mut self, node: usize, pattern: &str) -> Option<&Regex> {
+        if self.slots.len() <= node {
+            let len = self.body.schema_nodes.len().max(node + 1);
+            self.slots.resize_with(len, || Slot::Unseen);
+        }
+        let slot = self.slots.get_mut(node)?;
+        if matches!(slot, Slot::Unseen) {
+            *slot = match Regex::new(pattern) {
+                Ok(regex) => Slot::Ready(regex),
+                Err(_) => Slot::Invalid,
+            };
+        }
+        match slot {
+            Slot::Ready(regex) => Some(regex),
+            Slot::Unseen | Slot::Invalid => None,
+        }
+    }
+}
+
+/// Checks a call's arguments against a tool's compiled argument schema (`None`: the tool declares
+/// none, so every argument is undeclared). Compiles the patterns it meets; see
+/// [`validate_arguments_cached`] to compile them once.
+pub fn validate_arguments(
+    body: &ArchivedRecordBody,
+    schema: Option<SchemaIdx>,
+    args: &Map<String, Json>,
+) -> Option<SchemaFault> {
+    validate_arguments_cached(&mut PatternCache::new(body), schema, args)
+}
+
+/// [`validate_arguments`] with the patterns kept in `cache`.
+pub fn validate_arguments_cached(
+    cache: &mut PatternCache<'_>,
+    schema: Option<SchemaIdx>,
+    args: &Map<String, Json>,
+) -> Option<SchemaFault> {
+    let Some(schema) = schema else {
+        let (name, _) = args.iter().next()?;
+        return Some(fault(&Path::Key(&Path::Root, name), "additionalProperties"));
+    };
+    Eval { cache }.arguments(schema, args).err()
+}
+
+/// Checks a whole value (a reported result) against a compiled schema, with plain JSON Schema
+/// semantics: undeclared members are refused only where `additionalProperties` says so.
+pub fn validate_value(
+    body: &ArchivedRecordBody,
+    schema: SchemaIdx,
+    value: &Json,
+) -> Option<SchemaFault> {
+    validate_value_cached(&mut PatternCache::new(body), schema, value)
+}
+
+/// [`validate_value`] with the patterns kept in `cache`.
+pub fn validate_value_cached(
+    cache: &mut PatternCache<'_>,
+    schema: SchemaIdx,
+    value: &Json,
+) -> Option<SchemaFault> {
+    Eval { cache }.value(schema, value, &Path::Root, 0).err()
+}
+
+/// Where a value sits, as a chain of steps from the root (rendered only for a fault).
+enum Path<'a> {
+    Root,
+    Key(&'a Path<'a>, &'a str),
+    Index(&'a Path<'a>, usize),
+}
+
+#[cold]
+fn fault(path: &Path<'_>, rule: &'static str) -> SchemaFault {
+    let mut steps = Vec::new();
+    let mut at = path;
+    loop {
+        match at {
+            Path::Root => break,
+            Path::Key(parent, key) => {
+                steps.push(key.replace('~', "~0").replace('/', "~1"));
+                at = parent;
+            }
+            Path::Index(parent, i) => {
+                steps.push(i.to_string());
+                at = parent;
+            }
+        }
+    }
+    let mut pointer = String::new();
+    for step in steps.iter().rev() {
+        pointer.push('/');
+        pointer.push_str(step);
+    }
+    SchemaFault { pointer, rule }
+}
+
+/// How a node treats members its `properties` do not declare.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Members {
+    /// As `additionalProperties` says (every nested object, and results).
+    Schema,
+    /// Refused whatever `additionalProperties` says (a call's top-level arguments).
+    Declared,
+}
+
+/// `Err` carries the first fault; `?` ends the walk there.
+type Checked = Result<(), SchemaFault>;
+
+fn fail(path: &Path<'_>, rule: &'static str) -> Checked {
+    Err(fault(path, rule))
+}
+
+struct Eval<'c, 'r> {
+    cache: &'c mut PatternCache<'r>,
+}
+
+impl<'r> Eval<'_, 'r> {
+    fn node(&self, idx: SchemaIdx) -> Option<&'r ArchivedSchemaNode> {
+        self.cache.body.schema_nodes.get(usize::try_from(idx).ok()?)
+    }
+
+    fn arguments(&mut self, schema: SchemaIdx, args: &Map<String, Json>) -> Checked {
+        let Some(node) = self.node(schema) else {
+            return fail(&Path::Root, "schema");
+        };
+        self.object(node, args, &Path::Root, 0, Members::Declared)?;
+        if is_never(node) {
+            return fail(&Path::Root, "false");
+        }
+        if !has_type(node.types, TypeSet::OBJECT) {
+            return fail(&Path::Root, "type");
+        }
+        if node.has_enum || node.constant.is_some() || !node.any_of.is_empty() {
+            let whole = Json::Object(args.clone());
+            self.enum_const(node, &whole, &Path::Root)?;
+            self.any_of(node, &whole, &Path::Root, 0)?;
+        }
+        Ok(())
+    }
+
+    /// Checks `value` against node `idx`.
+    fn value(&mut self, idx: SchemaIdx, value: &Json, path: &Path<'_>, depth: usize) -> Checked {
+        if depth > MAX_DEPTH {
+            return fail(path, "depth");
+        }
+        let Some(node) = self.node(idx) else {
+            return fail(path, "schema");
+        };
+        if is_never(node) {
+            return fail(path, "false");
+        }
+        if !type_matches(node.types, value) {
+            return fail(path, "type");
+        }
+        self.enum_const(node, value, path)?;
+        match value {
+            Json::Number(n) => number(node, n, path)?,
+            Json::String(s) => self.string(idx, node, s, path)?,
+            Json::Array(items) => self.array(node, items, path, depth)?,
+            Json::Object(members) => self.object(node, members, path, depth, Members::Schema)?,
+            Json::Null | Json::Bool(_) => {}
+        }
+        self.any_of(node, value, path, depth)
+    }
+
+    fn enum_const(&self, node: &ArchivedSchemaNode, value: &Json, path: &Path<'_>) -> Checked {
+        let body = self.cache.body;
+        if node.has_enum
+            && !node
+                .enum_values
+                .iter()
+                .any(|idx| json_equals(body, value, idx.to_native()))
+        {
+            return fail(path, "enum");
+        }
+        if let Some(constant) = node.constant.as_ref()
+            && !json_equals(body, value, constant.to_native())
+        {
+            return fail(path, "const");
+        }
+        Ok(())
+    }
+
+    fn string(
+        &mut self,
+        idx: SchemaIdx,
+        node: &ArchivedSchemaNode,
+        s: &str,
+        path: &Path<'_>,
+    ) -> Checked {
+        let min = node.min_length.as_ref().map(|n| widen(n.to_native()));
+        let max = node.max_length.as_ref().map(|n| widen(n.to_native()));
+        if min.is_some() || max.is_some() {
+            let len = s.chars().count();
+            if min.is_some_and(|min| len < min) {
+                return fail(path, "minLength");
+            }
+            if max.is_some_and(|max| len > max) {
+                return fail(path, "maxLength");
+            }
+        }
+        if let Some(pattern) = node.pattern.as_ref() {
+            let regex = usize::try_from(idx)
+                .ok()
+                .and_then(|i| self.cache.regex(i, pattern.as_str()));
+            match regex {
+                None => return fail(path, "schema"),
+                Some(regex) if !regex.is_match(s) => return fail(path, "pattern"),
+                Some(_) => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn array(
+        &mut self,
+        node: &ArchivedSchemaNode,
+        items: &[Json],
+        path: &Path<'_>,
+        depth: usize,
+    ) -> Checked {
+        if node
+            .min_items
+            .as_ref()
+            .is_some_and(|min| items.len() < widen(min.to_native()))
+        {
+            return fail(path, "minItems");
+        }
+        if node
+            .max_items
+            .as_ref()
+            .is_some_and(|max| items.len() > widen(max.to_native()))
+        {
+            return fail(path, "maxItems");
+        }
+        if let Some(schema) = node.items.as_ref() {
+            for (i, item) in items.iter().enumerate() {
+                self.value(schema.to_native(), item, &Path::Index(path, i), depth + 1)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn object(
+        &mut self,
+        node: &ArchivedSchemaNode,
+        members: &Map<String, Json>,
+        path: &Path<'_>,
+        depth: usize,
+        mode: Members,
+    ) -> Checked {
+        let refuse_undeclared =
+            mode == Members::Declared || matches!(node.additional, ArchivedAdditional::Deny);
+        if refuse_undeclared
+            && let Some(name) = members.keys().find(|name| declared(node, name).is_none())
+        {
+            return fail(&Path::Key(path, name), "additionalProperties");
+        }
+        if let Some(missing) = node
+            .required
+            .iter()
+            .find(|name| !members.contains_key(name.as_str()))
+        {
+            return fail(&Path::Key(path, missing.as_str()), "required");
+        }
+        for (name, member) in members {
+            let schema = match (declared(node, name), &node.additional) {
+                (Some(schema), _) => schema,
+                (None, ArchivedAdditional::Schema(schema)) => schema.to_native(),
+                (None, ArchivedAdditional::Allow | ArchivedAdditional::Deny) => continue,
+            };
+            self.value(schema, member, &Path::Key(path, name), depth + 1)?;
+        }
+        Ok(())
+    }
+
+    fn any_of(
+        &mut self,
+        node: &ArchivedSchemaNode,
+        value: &Json,
+        path: &Path<'_>,
+        depth: usize,
+    ) -> Checked {
+        if node.any_of.is_empty() {
+            return Ok(());
+        }
+        for alternative in node.any_of.iter() {
+            match self.value(alternative.to_native(), value, path, depth + 1) {
+                Ok(()) => return Ok(()),
+                // A broken program is reported as such, not as a failed alternative.
+                Err(inner) if matches!(inner.rule, "schema" | "depth") => return Err(inner),
+                Err(_) => {}
+            }
+        }
+        fail(path, "anyOf")
+    }
+}
+
+/// The schema of a declared member.
+fn declared(node: &ArchivedSchemaNode, name: &str) -> Option<SchemaIdx> {
+    node.properties
+        .iter()
+        .find(|prop| prop.0.as_str() == name)
+        .map(|prop| prop.1.to_native())
+}
+
+/// The `false` schema (an empty `enum`).
+fn is_never(node: &ArchivedSchemaNode) -> bool {
+    node.has_enum && node.enum_values.is_empty()
+}
+
+/// Whether `value` has one of the `types` (`0`: any).
+fn type_matches(types: u8, value: &Json) -> bool {
+    let bit = match value {
+        Json::Null => TypeSet::NULL,
+        Json::Bool(_) => TypeSet::BOOLEAN,
+        Json::Number(n) => {
+            return has_type(types, TypeSet::NUMBER)
+                || (types & TypeSet::INTEGER != 0 && is_integer(n));
+        }
+        Json::String(_) => TypeSet::STRING,
+        Json::Array(_) => TypeSet::ARRAY,
+        Json::Object(_) => TypeSet::OBJECT,
+    };
+    has_type(types, bit)
+}
+
+/// Whether a value of type `bit` passes `types` (`0`: any).
+fn has_type(types: u8, bit: u8) -> bool {
+    types == 0 || types & bit != 0
+}
+
+/// An integer, or a float with a zero fraction (`40.0`).
+fn is_integer(n: &Number) -> bool {
+    n.is_i64()
+        || n.is_u64()
+        || n.as_f64()
+            .is_some_and(|f| f.is_finite() && f.fract() == 0.0)
+}
+
+/// The numeric keywords, in order.
+fn number(node: &ArchivedSchemaNode, n: &Number, path: &Path<'_>) -> Checked {
+    let Some(v) = n.as_f64() else {
+        return Ok(());
+    };
+    if node.minimum.as_ref().is_some_and(|min| v < min.to_native()) {
+        return fail(path, "minimum");
+    }
+    if node.maximum.as_ref().is_some_and(|max| v > max.to_native()) {
+        return fail(path, "maximum");
+    }
+    if node
+        .exclusive_minimum
+        .as_ref()
+        .is_some_and(|min| v <= min.to_native())
+    {
+        return fail(path, "exclusiveMinimum");
+    }
+    if node
+        .exclusive_maximum
+        .as_ref()
+        .is_some_and(|max| v >= max.to_native())
+    {
+        return fail(path, "exclusiveMaximum");
+    }
+    Ok(())
+}
+
+/// A stored `u32` count as `usize` (saturating on targets narrower than 32 bits).
+fn widen(count: u32) -> usize {
+    usize::try_from(count).unwrap_or(usize::MAX)
+}

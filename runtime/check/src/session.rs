@@ -1,0 +1,232 @@
+//! The session a caller carries: its agent, its id, and the signed history of entries.
+//!
+//! The runtime keeps no state between checks: every check reads the history the caller hands
+//! in, verifies it (`history`), and appends the call's entry. The whole history serialises to
+//! JSON and back unchanged (`serde`), so a caller may store it anywhere.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// One conversation with one agent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Session {
+    /// The agent the session belongs to.
+    pub agent: String,
+    /// The session's id; the first link of the history's signature chain.
+    pub id: String,
+    #[serde(default)]
+    pub entries: Vec<Entry>,
+}
+
+/// One entry of the history. Every entry carries `token`: the signature of the chain up to it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Entry {
+    /// A turn the person typed.
+    Read { text: String, token: String },
+    /// The person's answer to a question.
+    Reply { text: String, token: String },
+    /// A checked call.
+    Call(CallEntry),
+    /// The caller's report of what became of call `step`.
+    Outcome {
+        step: u32,
+        outcome: Outcome,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        result: Option<Value>,
+        token: String,
+    },
+}
+
+impl Entry {
+    pub fn token(&self) -> &str {
+        match self {
+            Entry::Read { token, .. }
+            | Entry::Reply { token, .. }
+            | Entry::Outcome { token, .. } => token,
+            Entry::Call(c) => &c.token,
+        }
+    }
+
+    pub(crate) fn set_token(&mut self, value: String) {
+        match self {
+            Entry::Read { token, .. }
+            | Entry::Reply { token, .. }
+            | Entry::Outcome { token, .. } => *token = value,
+            Entry::Call(c) => c.token = value,
+        }
+    }
+}
+
+/// A checked call, as the history records it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CallEntry {
+    /// The call's number: call entries count from 1.
+    pub step: u32,
+    pub tool: String,
+    pub agent: String,
+    /// The arguments as the call gave them.
+    pub arguments: Map<String, Value>,
+    /// BLAKE3 of the arguments' canonical JSON, base64url.
+    pub digest: String,
+    /// Each argument's origin as the call gave it (absent: `model`).
+    #[serde(default)]
+    pub origins: BTreeMap<String, String>,
+    /// Each argument's marks (explicit and derived) at the time of the check.
+    #[serde(default)]
+    pub marks: BTreeMap<String, Vec<String>>,
+    pub decision: Decision,
+    pub reasons: Vec<String>,
+    /// The step this call undoes, when it is an undo.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub undoes: Option<u32>,
+    /// When the check ran (seconds since the Unix epoch).
+    pub at: u64,
+    pub token: String,
+}
+
+/// The check's answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    Allow,
+    Confirm,
+    Refuse,
+}
+
+impl Decision {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Decision::Allow => "allow",
+            Decision::Confirm => "confirm",
+            Decision::Refuse => "refuse",
+        }
+    }
+}
+
+/// What became of a call, as the caller reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    Ran,
+    Failed,
+    OutcomeUnknown,
+    Compensated,
+}
+
+impl Outcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Ran => "ran",
+            Outcome::Failed => "failed",
+            Outcome::OutcomeUnknown => "outcome_unknown",
+            Outcome::Compensated => "compensated",
+        }
+    }
+
+    /// Parses the words of the command line and the API.
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "ran" => Some(Outcome::Ran),
+            "failed" => Some(Outcome::Failed),
+            "outcome_unknown" => Some(Outcome::OutcomeUnknown),
+            "compensated" => Some(Outcome::Compensated),
+            _ => None,
+        }
+    }
+}
+
+impl Session {
+    /// A new, empty session.
+    pub fn new(agent: impl Into<String>, id: impl Into<String>) -> Self {
+        Self {
+            agent: agent.into(),
+            id: id.into(),
+            entries: Vec::new(),
+        }
+    }
+
+    /// The call entries, in order.
+    pub fn calls(&self) -> impl DoubleEndedIterator<Item = &CallEntry> {
+        self.entries.iter().filter_map(|e| match e {
+            Entry::Call(c) => Some(c),
+            _ => None,
+        })
+    }
+
+    /// The number the next call gets.
+    pub fn next_step(&self) -> u32 {
+        self.calls().count() as u32 + 1
+    }
+
+    /// The call entry of `step`.
+    pub fn call(&self, step: u32) -> Option<&CallEntry> {
+        self.calls().find(|c| c.step == step)
+    }
+
+    /// The latest reported outcome of `step`, with its result.
+    pub fn outcome(&self, step: u32) -> Option<(Outcome, Option<&Value>)> {
+        self.entries.iter().rev().find_map(|e| match e {
+            Entry::Outcome {
+                step: s,
+                outcome,
+                result,
+                ..
+            } if *s == step => Some((*outcome, result.as_ref())),
+            _ => None,
+        })
+    }
+
+    /// Whether call `step` ran: it was allowed and its latest report says `ran`.
+    pub fn ran(&self, call: &CallEntry) -> bool {
+        call.decision == Decision::Allow
+            && matches!(self.outcome(call.step), Some((Outcome::Ran, _)))
+    }
+
+    /// The reported result of a call that ran.
+    pub fn result_of(&self, call: &CallEntry) -> Option<&Value> {
+        if call.decision != Decision::Allow {
+            return None;
+        }
+        match self.outcome(call.step) {
+            Some((Outcome::Ran, result)) => result,
+            _ => None,
+        }
+    }
+
+    /// Index of the first entry of the current run (the entries after the last turn).
+    pub fn run_start(&self) -> usize {
+        self.entries
+            .iter()
+            .rposition(|e| matches!(e, Entry::Read { .. } | Entry::Reply { .. }))
+            .map(|i| i + 1)
+            .unwrap_or(0)
+    }
+
+    /// The texts the person wrote in this history.
+    pub fn turns(&self) -> impl Iterator<Item = &str> {
+        self.entries.iter().filter_map(|e| match e {
+            Entry::Read { text, .. } | Entry::Reply { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_field_added_to_an_entry_does_not_parse() {
+        let call = r#"{"agent":"a","id":"s","entries":[{"kind":"call","step":1,"tool":"t","agent":"a","arguments":{},"digest":"d","decision":"allow","reasons":["allow"],"at":0,"token":"x"}]}"#;
+        assert!(serde_json::from_str::<Session>(call).is_ok());
+        let extra = call.replace(r#""tool":"t""#, r#""tool":"t","note":"added""#);
+        assert!(serde_json::from_str::<Session>(&extra).is_err());
+        let read = r#"{"agent":"a","id":"s","entries":[{"kind":"read","text":"hi","token":"x","tool":"get_order"}]}"#;
+        assert!(serde_json::from_str::<Session>(read).is_err());
+    }
+}

@@ -1,0 +1,136 @@
+//! Reading the record's value arena: looking values up by index, comparing a JSON value of a call
+//! with an archived record value (numbers compared as numbers, so `40` equals `40.0`; object
+//! members compared whatever their order), and turning a record value back into JSON.
+//!
+//! A record's arenas are flat, so a hand-made record could make a value contain itself; every
+//! walk here is bounded by [`MAX_DEPTH`] and never recurses without limit.
+
+use serde_json::{Number, Value as Json};
+use stalwart_record::{ArchivedRecordBody, ArchivedValue};
+
+/// How deep the walks of this crate follow nested values and schemas.
+pub const MAX_DEPTH: usize = 128;
+
+/// The value at `idx` in the record's value arena, if there is one.
+pub fn value(body: &ArchivedRecordBody, idx: u32) -> Option<&ArchivedValue> {
+    body.values.get(usize::try_from(idx).ok()?)
+}
+
+/// Whether `json` equals the record's value at `idx` (JSON Schema equality: numbers as numbers,
+/// arrays in order, objects as sets of members). A missing index equals nothing.
+pub fn json_equals(body: &ArchivedRecordBody, json: &Json, idx: u32) -> bool {
+    equals_at(body, json, idx, 0)
+}
+
+fn equals_at(body: &ArchivedRecordBody, json: &Json, idx: u32, depth: usize) -> bool {
+    if depth > MAX_DEPTH {
+        return false;
+    }
+    let Some(stored) = value(body, idx) else {
+        return false;
+    };
+    match (json, stored) {
+        (Json::Null, ArchivedValue::Null) => true,
+        (Json::Bool(a), ArchivedValue::Bool(b)) => a == b,
+        (Json::Number(a), ArchivedValue::Number(b)) => number_equals_f64(a, b.to_native()),
+        (Json::String(a), ArchivedValue::String(b)) => a.as_str() == b.as_str(),
+        (Json::Array(items), ArchivedValue::Array(stored)) => {
+            items.len() == stored.len()
+                && items
+                    .iter()
+                    .zip(stored.iter())
+                    .all(|(item, idx)| equals_at(body, item, idx.to_native(), depth + 1))
+        }
+        (Json::Object(members), ArchivedValue::Object(stored)) => {
+            members.len() == stored.len()
+                && stored.iter().all(|member| {
+                    members
+                        .get(member.0.as_str())
+                        .is_some_and(|json| equals_at(body, json, member.1.to_native(), depth + 1))
+                })
+                // Both ways, so a stored object with a repeated key cannot pass for another.
+                && members.keys().all(|key| stored.iter().any(|member| member.0.as_str() == key))
+        }
+        _ => false,
+    }
+}
+
+/// Whether a JSON number equals an `f64`, as numbers: integers are compared exactly.
+pub fn number_equals_f64(a: &Number, b: f64) -> bool {
+    match as_integer(a) {
+        Some(a) => integral_f64(b) == Some(a),
+        None => a.as_f64() == Some(b),
+    }
+}
+
+/// Whether two JSON numbers are equal as numbers (`40.00` and `40` are).
+pub fn number_equals(a: &Number, b: &Number) -> bool {
+    match (as_integer(a), as_integer(b)) {
+        (Some(x), Some(y)) => x == y,
+        (Some(_), None) => b.as_f64().is_some_and(|b| number_equals_f64(a, b)),
+        (None, _) => a.as_f64().is_some_and(|a| number_equals_f64(b, a)),
+    }
+}
+
+/// A JSON integer (`i64` or `u64`) widened to `i128`; `None` for a number with a fraction part.
+fn as_integer(n: &Number) -> Option<i128> {
+    n.as_i64()
+        .map(i128::from)
+        .or_else(|| n.as_u64().map(i128::from))
+}
+
+/// `f` as an integer, when it is a whole number within `i128`'s reach of the `i64`/`u64` range.
+fn integral_f64(f: f64) -> Option<i128> {
+    // 2^64 bounds both i64 and u64; beyond it no JSON integer can be equal.
+    const LIMIT: f64 = 18_446_744_073_709_551_616.0;
+    if f.is_finite() && f.fract() == 0.0 && f.abs() <= LIMIT {
+        // INVARIANT: `f` is whole and within ±2^64, so the cast is exact.
+        #[expect(
+            clippy::cast_possible_truncation,
+            reason = "whole and in range, checked above"
+        )]
+        Some(f as i128)
+    } else {
+        None
+    }
+}
+
+/// The record's value at `idx` as JSON (whole numbers come back as integers); `None` when an index is missing or values nest deeper than
+/// [`MAX_DEPTH`].
+pub fn to_json(body: &ArchivedRecordBody, idx: u32) -> Option<Json> {
+    to_json_at(body, idx, 0)
+}
+
+fn to_json_at(body: &ArchivedRecordBody, idx: u32, depth: usize) -> Option<Json> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    Some(match value(body, idx)? {
+        ArchivedValue::Null => Json::Null,
+        ArchivedValue::Bool(b) => Json::Bool(*b),
+        ArchivedValue::Number(n) => {
+            let n = n.to_native();
+            if let Some(i) = integral_f64(n).and_then(|i| i64::try_from(i).ok()) {
+                Json::Number(i.into())
+            } else {
+                Json::Number(Number::from_f64(n)?)
+            }
+        }
+        ArchivedValue::String(s) => Json::String(s.as_str().to_owned()),
+        ArchivedValue::Array(items) => Json::Array(
+            items
+                .iter()
+                .map(|idx| to_json_at(body, idx.to_native(), depth + 1))
+                .collect::<Option<_>>()?,
+        ),
+        ArchivedValue::Object(members) => Json::Object(
+            members
+                .iter()
+                .map(|member| {
+                    let value = to_json_at(body, member.1.to_native(), depth + 1)?;
+                    Some((member.0.as_str().to_owned(), value))
+                })
+                .collect::<Option<_>>()?,
+        ),
+    })
+}

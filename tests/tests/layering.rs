@@ -1,0 +1,132 @@
+//! The crate layering of STYLE.md §1, enforced over `cargo metadata`: a dependency edge
+//! between workspace crates that is not in the allowed list fails, and the runtime's crates
+//! must not pull in the compiler's heavy machinery.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::process::Command;
+
+/// Allowed edges: crate → the workspace crates it may depend on (normal and build dependencies).
+const ALLOWED: &[(&str, &[&str])] = &[
+    ("stalwart-record", &[]),
+    ("stalwart-runtime", &["stalwart-record"]),
+    ("stalwart-diagnostics", &[]),
+    ("stalwart-syntax", &["stalwart-diagnostics"]),
+    ("stalwart-agent", &["stalwart-diagnostics"]),
+    ("stalwart-db", &["stalwart-diagnostics"]),
+    ("stalwart-sema", &["stalwart-diagnostics", "stalwart-db", "stalwart-agent", "stalwart-syntax"]),
+    (
+        "stalwart-lower",
+        &["stalwart-diagnostics", "stalwart-db", "stalwart-agent", "stalwart-syntax", "stalwart-sema", "stalwart-record"],
+    ),
+    (
+        "stalwart-driver",
+        &[
+            "stalwart-diagnostics",
+            "stalwart-db",
+            "stalwart-agent",
+            "stalwart-syntax",
+            "stalwart-sema",
+            "stalwart-lower",
+            "stalwart-record",
+            "stalwart-runtime",
+        ],
+    ),
+    ("stalwart-cli", &["stalwart-driver", "stalwart-diagnostics", "stalwart-record", "stalwart-runtime"]),
+    ("stalwart-tests", &[]),
+];
+
+/// Extra edges allowed only as dev-dependencies (tests that cross a boundary on purpose).
+const ALLOWED_DEV: &[(&str, &[&str])] = &[
+    ("stalwart-lower", &["stalwart-runtime"]),
+    ("stalwart-tests", &["stalwart-record", "stalwart-runtime", "stalwart-driver", "stalwart-diagnostics"]),
+];
+
+/// Crates the runtime side must never depend on, directly or not.
+const NOT_IN_RUNTIME: &[&str] =
+    &["salsa", "saphyr", "serde_yaml", "z3", "lalrpop", "lalrpop-util", "logos", "codespan-reporting", "tree-sitter"];
+
+fn metadata(no_deps: bool) -> serde_json::Value {
+    let mut cmd = Command::new(env!("CARGO"));
+    cmd.args(["metadata", "--format-version", "1", "--offline"]);
+    if no_deps {
+        cmd.arg("--no-deps");
+    }
+    cmd.current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
+    let out = cmd.output().expect("cargo metadata runs");
+    assert!(out.status.success(), "cargo metadata failed: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("cargo metadata prints JSON")
+}
+
+#[test]
+fn workspace_crates_depend_only_along_the_allowed_layers() {
+    let meta = metadata(true);
+    let allowed: BTreeMap<&str, &[&str]> = ALLOWED.iter().copied().collect();
+    let allowed_dev: BTreeMap<&str, &[&str]> = ALLOWED_DEV.iter().copied().collect();
+    let mut violations = Vec::new();
+    let mut seen = BTreeSet::new();
+    for package in meta["packages"].as_array().unwrap() {
+        let name = package["name"].as_str().unwrap();
+        seen.insert(name.to_string());
+        let Some(ok) = allowed.get(name) else {
+            violations.push(format!("`{name}` is not in the layering table: add it deliberately"));
+            continue;
+        };
+        for dep in package["dependencies"].as_array().unwrap() {
+            let dep_name = dep["name"].as_str().unwrap();
+            if !dep_name.starts_with("stalwart-") {
+                continue;
+            }
+            let is_dev = dep["kind"].as_str() == Some("dev");
+            let dev_ok = allowed_dev.get(name).is_some_and(|d| d.contains(&dep_name));
+            if !ok.contains(&dep_name) && !(is_dev && dev_ok) {
+                violations.push(format!("`{name}` → `{dep_name}`{} is not an allowed edge", if is_dev { " (dev)" } else { "" }));
+            }
+        }
+    }
+    assert!(violations.is_empty(), "layering violations:\n{}", violations.join("\n"));
+    for (name, _) in ALLOWED {
+        assert!(seen.contains(*name), "the layering table names `{name}`, which is not in the workspace");
+    }
+}
+
+#[test]
+fn the_runtime_pulls_in_no_compiler_machinery() {
+    let meta = metadata(false);
+    let resolve = &meta["resolve"]["nodes"];
+    let packages = meta["packages"].as_array().unwrap();
+    let name_of: BTreeMap<&str, &str> =
+        packages.iter().map(|p| (p["id"].as_str().unwrap(), p["name"].as_str().unwrap())).collect();
+    let deps_of: BTreeMap<&str, Vec<(&str, bool)>> = resolve
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| {
+            let deps = n["deps"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|d| {
+                    let normal = d["dep_kinds"].as_array().unwrap().iter().any(|k| k["kind"].is_null());
+                    (d["pkg"].as_str().unwrap(), normal)
+                })
+                .collect();
+            (n["id"].as_str().unwrap(), deps)
+        })
+        .collect();
+    for root in ["stalwart-runtime", "stalwart-record"] {
+        let id = name_of.iter().find(|(_, n)| **n == root).map(|(id, _)| *id).unwrap();
+        let mut stack = vec![id];
+        let mut reached = BTreeSet::new();
+        while let Some(next) = stack.pop() {
+            for (dep, normal) in deps_of.get(next).cloned().unwrap_or_default() {
+                if normal && reached.insert(dep) {
+                    stack.push(dep);
+                }
+            }
+        }
+        let names: BTreeSet<&str> = reached.iter().map(|id| name_of[id]).collect();
+        for forbidden in NOT_IN_RUNTIME {
+            assert!(!names.contains(forbidden), "`{root}` depends on `{forbidden}`");
+        }
+    }
+}
