@@ -32,13 +32,15 @@ const ALLOWED: &[(&str, &[&str])] = &[
         ],
     ),
     ("stalwart-cli", &["stalwart-driver", "stalwart-diagnostics", "stalwart-record", "stalwart-runtime"]),
-    ("stalwart-tests", &[]),
+    (
+        "stalwart-tests",
+        &["stalwart-agent", "stalwart-diagnostics", "stalwart-driver", "stalwart-record", "stalwart-runtime"],
+    ),
 ];
 
 /// Extra edges allowed only as dev-dependencies (tests that cross a boundary on purpose).
 const ALLOWED_DEV: &[(&str, &[&str])] = &[
     ("stalwart-lower", &["stalwart-runtime"]),
-    ("stalwart-tests", &["stalwart-record", "stalwart-runtime", "stalwart-driver", "stalwart-diagnostics"]),
 ];
 
 /// Crates the runtime side must never depend on, directly or not.

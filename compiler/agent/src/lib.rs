@@ -55,3 +55,10 @@ pub fn parse_python_module(file: FileId, text: &str, module: &str) -> Parse<Vec<
 pub fn resolve_agent(agent: &AgentFile, tools: &[ToolDecl]) -> Vec<Diagnostic> {
     resolve::resolve_agent(agent, tools)
 }
+
+/// Reads a YAML (or JSON) document as plain JSON data, with diagnostics for bad input. Used by
+/// tools that take YAML files which are not agent descriptions (scenario files, for one).
+pub fn parse_yaml_value(file: FileId, text: &str) -> Parse<Option<serde_json::Value>> {
+    let parsed = yaml::to_node(file, text);
+    Parse { value: parsed.value.map(|n| n.to_json()), diagnostics: parsed.diagnostics }
+}

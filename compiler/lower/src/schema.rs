@@ -25,6 +25,8 @@
 use serde_json::{Map, Value as Json};
 use stalwart_record::{Additional, SchemaIdx, SchemaNode, TypeSet, Value, ValueIdx};
 
+use crate::value::push_json;
+
 /// Schemas nested deeper than this are refused (the runtime's own limit is higher).
 pub const MAX_SCHEMA_DEPTH: usize = 64;
 
@@ -161,7 +163,7 @@ impl<'a> SchemaBuilder<'a> {
 
     /// Appends a JSON value (and its members) to the value arena; returns its index.
     pub fn push_value(&mut self, json: &Json) -> ValueIdx {
-        push_value(self.values, json)
+        push_json(self.values, json)
     }
 }
 
@@ -172,31 +174,6 @@ pub fn compile_schema(
     schema: &Json,
 ) -> CompiledSchema {
     SchemaBuilder::new(values, nodes).compile_schema(schema)
-}
-
-/// Appends a JSON value to a value arena, parents before members; returns its index.
-pub fn push_value(values: &mut Vec<Value>, json: &Json) -> ValueIdx {
-    let idx = arena_index(values.len());
-    values.push(Value::Null);
-    let value = match json {
-        Json::Null => Value::Null,
-        Json::Bool(b) => Value::Bool(*b),
-        Json::Number(n) => Value::Number(n.as_f64().unwrap_or(f64::NAN)),
-        Json::String(s) => Value::String(s.clone()),
-        Json::Array(items) => {
-            Value::Array(items.iter().map(|item| push_value(values, item)).collect())
-        }
-        Json::Object(members) => Value::Object(
-            members
-                .iter()
-                .map(|(key, member)| (key.clone(), push_value(values, member)))
-                .collect(),
-        ),
-    };
-    if let Some(slot) = values.get_mut(idx as usize) {
-        *slot = value;
-    }
-    idx
 }
 
 /// An arena length as an index. Arenas never come near `u32::MAX` entries; the record's writer

@@ -7,7 +7,7 @@ pub mod expr;
 pub mod v1;
 pub mod v2;
 
-pub use detect::{detect_dialect, dialect_from_config, Dialect};
+pub use detect::{Dialect, detect_dialect, dialect_from_config};
 pub use expr::parse_condition;
 pub use v1::{inspect_v1, parse_v1};
 

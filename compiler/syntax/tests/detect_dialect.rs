@@ -1,6 +1,13 @@
 //! Dialect detection: the reference package's content heuristic over the whole corpus, and the
 //! `colang_version` key of `config.yml`.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::string_slice
+)]
+
 use std::path::PathBuf;
 
 use stalwart_syntax::{Dialect, detect_dialect, dialect_from_config};

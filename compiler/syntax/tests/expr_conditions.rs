@@ -1,6 +1,13 @@
 //! The shared condition language: precedence, literals, spans shifted into the enclosing file,
 //! and error fixtures (`test_data/expr/err/*.cond`) rendered and snapshotted.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::string_slice
+)]
+
 use std::path::{Path, PathBuf};
 
 use stalwart_diagnostics::{FileId, Files, Span, render_text};

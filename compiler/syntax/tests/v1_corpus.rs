@@ -1,6 +1,13 @@
 //! Every Colang 1.0 file of the corpus parses without diagnostics and gives the facts the
 //! reference parser recorded in its `*.co.expected.json`.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::string_slice
+)]
+
 use std::path::PathBuf;
 
 use serde_json::Value;

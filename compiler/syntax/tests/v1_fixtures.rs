@@ -1,6 +1,13 @@
 //! Colang 1.0 fixtures: each `test_data/v1/err/*.co` gives errors, rendered and snapshotted;
 //! each `test_data/v1/ok/*.co` and the shop's `policy.co` give none.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::string_slice
+)]
+
 use std::path::{Path, PathBuf};
 
 use stalwart_diagnostics::{FileId, Files, render_text};

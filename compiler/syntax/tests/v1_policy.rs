@@ -1,5 +1,12 @@
 //! The shop's `policy.co` parses cleanly into the tree the gate lowers.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::string_slice
+)]
+
 use stalwart_diagnostics::FileId;
 use stalwart_syntax::expr::{Expr, ExprKind};
 use stalwart_syntax::v1::ast::{ConditionExpr, Item, MessageLine, StmtKind};

@@ -1,6 +1,13 @@
 //! Parsing never panics: every corpus file (both dialects) cut at every line and at many byte
 //! offsets, with byte edits, and random Colang-like text.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::string_slice
+)]
+
 use std::path::PathBuf;
 
 use proptest::prelude::*;

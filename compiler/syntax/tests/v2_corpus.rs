@@ -9,7 +9,10 @@ use stalwart_diagnostics::{FileId, Files};
 use stalwart_syntax::v2::{inspect_v2, parse_v2};
 
 fn corpus_dir() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus/colang/v2"))
+    PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/corpus/colang/v2"
+    ))
 }
 
 /// The line the reference names in an `"error"` entry, if it names one.
@@ -22,7 +25,10 @@ fn error_line(expected: &Value) -> Option<u64> {
 }
 
 fn check_file(path: &PathBuf, expected: &Value) -> Vec<String> {
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let text = std::fs::read_to_string(path).unwrap();
     let parse = parse_v2(FileId(0), &text);
     let errors: Vec<_> = parse.diagnostics.iter().filter(|d| d.is_error()).collect();
@@ -31,11 +37,18 @@ fn check_file(path: &PathBuf, expected: &Value) -> Vec<String> {
     let mut problems = Vec::new();
     if expected.get("error").is_some() {
         if errors.is_empty() {
-            problems.push(format!("{name}: the reference rejects this file but we accept it"));
+            problems.push(format!(
+                "{name}: the reference rejects this file but we accept it"
+            ));
         } else if let Some(line) = error_line(expected) {
-            let lines: Vec<u64> = errors.iter().map(|d| u64::from(files.line_col(FileId(0), d.primary.span.start).0)).collect();
+            let lines: Vec<u64> = errors
+                .iter()
+                .map(|d| u64::from(files.line_col(FileId(0), d.primary.span.start).0))
+                .collect();
             if !lines.contains(&line) {
-                problems.push(format!("{name}: expected an error on line {line}, got errors on lines {lines:?}"));
+                problems.push(format!(
+                    "{name}: expected an error on line {line}, got errors on lines {lines:?}"
+                ));
             }
         }
         return problems;
@@ -48,13 +61,29 @@ fn check_file(path: &PathBuf, expected: &Value) -> Vec<String> {
     let got = inspect_v2(&parse.value);
     for key in ["version", "imports"] {
         if got.get(key) != expected.get(key) {
-            problems.push(format!("{name}: `{key}` differs: got {:?}, expected {:?}", got.get(key), expected.get(key)));
+            problems.push(format!(
+                "{name}: `{key}` differs: got {:?}, expected {:?}",
+                got.get(key),
+                expected.get(key)
+            ));
         }
     }
-    let got_flows = got.get("flows").and_then(Value::as_array).cloned().unwrap_or_default();
-    let exp_flows = expected.get("flows").and_then(Value::as_array).cloned().unwrap_or_default();
+    let got_flows = got
+        .get("flows")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let exp_flows = expected
+        .get("flows")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
     if got_flows.len() != exp_flows.len() {
-        problems.push(format!("{name}: {} flows, expected {}", got_flows.len(), exp_flows.len()));
+        problems.push(format!(
+            "{name}: {} flows, expected {}",
+            got_flows.len(),
+            exp_flows.len()
+        ));
     }
     for (g, e) in got_flows.iter().zip(&exp_flows) {
         for key in ["name", "parameters", "return_members", "decorators", "line"] {
@@ -89,12 +118,18 @@ fn every_v2_corpus_file_matches_the_reference_facts() {
     for path in &paths {
         let mut expected_path = path.clone().into_os_string();
         expected_path.push(".expected.json");
-        let expected: Value = serde_json::from_str(&std::fs::read_to_string(&expected_path).unwrap()).unwrap();
+        let expected: Value =
+            serde_json::from_str(&std::fs::read_to_string(&expected_path).unwrap()).unwrap();
         problems.extend(check_file(path, &expected));
         compared += 1;
     }
     println!("compared {compared} Colang 2.x files with the reference facts");
     assert_eq!(compared, paths.len());
     assert!(compared > 0, "the corpus folder holds no .co files");
-    assert!(problems.is_empty(), "{} mismatches:\n{}", problems.len(), problems.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "{} mismatches:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
 }

@@ -136,7 +136,7 @@ pub fn report(
     outcome: Outcome,
     result: Option<Value>,
 ) -> Result<(), ReportError> {
-    if !history::verify(env.key, session) {
+    if session.tampered || !history::verify(env.key, session) {
         return Err(ReportError::HistoryInvalid);
     }
     if session.call(step).is_none() {
@@ -165,8 +165,9 @@ pub fn check_tool_call(
     // Step 2 first in time, because a history that does not verify is read no further; its
     // answer still names step 1's failure when the tool is unknown.
     let step1 = step_tool(body, env, session, call);
-    if !history::verify(env.key, session) {
+    if session.tampered || !history::verify(env.key, session) {
         session.entries.clear();
+        session.tampered = false;
         return Check::refuse("history_invalid");
     }
     let (tool, agent) = match step1 {

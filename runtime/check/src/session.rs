@@ -19,6 +19,10 @@ pub struct Session {
     pub id: String,
     #[serde(default)]
     pub entries: Vec<Entry>,
+    /// Set when the history read from JSON was not a history (an entry edited into a shape no
+    /// check writes): the next check answers `history_invalid`. Never serialised.
+    #[serde(skip)]
+    pub tampered: bool,
 }
 
 /// One entry of the history. Every entry carries `token`: the signature of the chain up to it.
@@ -143,11 +147,25 @@ impl Outcome {
 impl Session {
     /// A new, empty session.
     pub fn new(agent: impl Into<String>, id: impl Into<String>) -> Self {
-        Self {
-            agent: agent.into(),
-            id: id.into(),
-            entries: Vec::new(),
+        Self { agent: agent.into(), id: id.into(), entries: Vec::new(), tampered: false }
+    }
+
+    /// Reads a history from JSON. JSON that is an object but not a history as checks write it
+    /// (a field added, a type changed) gives an empty session marked `tampered`, so the next
+    /// check refuses it with `history_invalid`; `None` only when it is not a JSON object at all.
+    pub fn from_json(value: Value) -> Option<Self> {
+        let Value::Object(map) = &value else { return None };
+        let agent = map.get("agent").and_then(Value::as_str).unwrap_or_default().to_string();
+        let id = map.get("id").and_then(Value::as_str).unwrap_or_default().to_string();
+        match serde_json::from_value::<Session>(value) {
+            Ok(session) => Some(session),
+            Err(_) => Some(Self { tampered: true, ..Self::new(agent, id) }),
         }
+    }
+
+    /// The history as JSON.
+    pub fn to_json(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
     }
 
     /// The call entries, in order.

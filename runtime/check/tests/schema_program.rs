@@ -1,6 +1,8 @@
 //! The schema program evaluated over hand-built records: broken programs (missing nodes, cycles,
 //! bad patterns) give faults, never panics; the value arena helpers compare as JSON Schema does.
 
+#![allow(clippy::unwrap_used, clippy::panic, reason = "test helpers fail the test loudly")]
+
 use rkyv::rancor::Error;
 use serde_json::{Map, Value as Json, json};
 use stalwart_record::{Additional, ArchivedRecordBody, RecordBody, SchemaNode, TypeSet, Value};

@@ -336,10 +336,10 @@ fn indentation(cx: &mut Ctx<'_>, line: &Line, opener: Option<Opener>) {
         missing_block(cx, o);
     }
     while cx.stack.len() > 1 && cx.top().indent > cur {
-        if let Some(level) = cx.stack.pop() {
-            if !level.flat {
-                cx.out.tokens.push((start, Tok::Dedent, start));
-            }
+        if let Some(level) = cx.stack.pop()
+            && !level.flat
+        {
+            cx.out.tokens.push((start, Tok::Dedent, start));
         }
     }
     let top = cx.top();
@@ -605,10 +605,10 @@ fn classify_assignment(cx: &mut Ctx<'_>) -> (Option<Mode>, bool) {
     match op {
         Some(Tok::Assign) => {
             let run = cx.word(cx.line_toks.get(2));
-            if matches!(run, "execute" | "exec" | "run") {
-                if let Some(t) = cx.line_toks.get_mut(2) {
-                    t.1 = Tok::RunInline;
-                }
+            if matches!(run, "execute" | "exec" | "run")
+                && let Some(t) = cx.line_toks.get_mut(2)
+            {
+                t.1 = Tok::RunInline;
             }
             cx.set_last(Last::Other);
             (Some(Mode::Raw), false)

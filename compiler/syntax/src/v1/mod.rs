@@ -59,10 +59,10 @@ pub fn parse_v1(file: FileId, text: &str) -> Parse<Module> {
         );
     }
     for item in &mut items {
-        if let Item::Flow(flow) = item {
-            if flow.name.is_none() {
-                flow.id = inspect::anonymous_id_at(text, &lines, flow.header.start);
-            }
+        if let Item::Flow(flow) = item
+            && flow.name.is_none()
+        {
+            flow.id = inspect::anonymous_id_at(text, &lines, flow.header.start);
         }
     }
     let docstrings = lines

@@ -14,6 +14,10 @@ pub type R = (usize, usize);
 pub type ArgR = (R, Option<R>, R);
 /// An action call: the name's range and the arguments.
 pub type CallR = (R, Vec<ArgR>);
+/// An `else when` branch: its range, the first alternative, the other alternatives, the body.
+pub type ElseWhenR = (R, R, Vec<R>, Option<Vec<Stmt>>);
+/// An `else if` branch: its range, the condition, the body.
+pub type ElseIfR = (R, Option<R>, Option<Vec<Stmt>>);
 
 fn to_u32(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
@@ -269,7 +273,7 @@ pub fn bot_stmt(src: &str, file: FileId, whole: R, t: Option<R>) -> Stmt {
             let utter = raw(src, file, (l, l + close));
             let after = l + close;
             let rest =
-                (slice(src, (after, e)).trim().len() > 0).then(|| raw(src, file, (after, e)));
+                (!slice(src, (after, e)).trim().is_empty()).then(|| raw(src, file, (after, e)));
             (Some(utter), rest)
         }
         other => (None, other.map(|r| raw(src, file, r))),
@@ -388,7 +392,7 @@ pub fn if_stmt(
     end: usize,
     c: Option<R>,
     body: Option<Vec<Stmt>>,
-    else_ifs: Vec<(R, Option<R>, Option<Vec<Stmt>>)>,
+    else_ifs: Vec<ElseIfR>,
     else_part: Option<(R, Option<Vec<Stmt>>)>,
 ) -> Stmt {
     let first_end = else_ifs
@@ -459,7 +463,7 @@ pub fn when_stmt(
     first: R,
     others: Vec<R>,
     body: Option<Vec<Stmt>>,
-    else_whens: Vec<(R, R, Vec<R>, Option<Vec<Stmt>>)>,
+    else_whens: Vec<ElseWhenR>,
 ) -> Stmt {
     let first_end = else_whens.first().map_or(end, |e| e.0.0);
     let mut branches = vec![WhenBranch {

@@ -23,10 +23,16 @@ pub struct ActionCall<'a> {
 /// event).
 pub fn action_tool_name(action: &str) -> Option<String> {
     let stem = action.strip_suffix("Action")?;
-    if stem.is_empty() || action.starts_with("Start") || action.starts_with("Stop") || action.starts_with("Change") {
+    if stem.is_empty()
+        || action.starts_with("Start")
+        || action.starts_with("Stop")
+        || action.starts_with("Change")
+    {
         return None;
     }
-    if !stem.chars().next().is_some_and(char::is_uppercase) || !stem.chars().all(|c| c.is_alphanumeric() || c == '_') {
+    if !stem.chars().next().is_some_and(char::is_uppercase)
+        || !stem.chars().all(|c| c.is_alphanumeric() || c == '_')
+    {
         return None;
     }
     let chars: Vec<char> = stem.chars().collect();
@@ -35,7 +41,11 @@ pub fn action_tool_name(action: &str) -> Option<String> {
         if c.is_uppercase() && i > 0 {
             let prev = chars.get(i - 1).copied().unwrap_or('_');
             let next_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
-            if prev != '_' && (prev.is_lowercase() || prev.is_ascii_digit() || (prev.is_uppercase() && next_lower)) {
+            if prev != '_'
+                && (prev.is_lowercase()
+                    || prev.is_ascii_digit()
+                    || (prev.is_uppercase() && next_lower))
+            {
                 out.push('_');
             }
         }
@@ -59,12 +69,22 @@ pub fn action_calls(module: &Module) -> Vec<ActionCall<'_>> {
         let mut nested: Vec<&[Stmt]> = Vec::new();
         for s in body {
             match &s.kind {
-                StmtKind::Spec { op: op @ (SpecOp::Await | SpecOp::Start), expr, .. } => specs(*op, expr, &mut out),
-                StmtKind::If { branches, else_body } => {
+                StmtKind::Spec {
+                    op: op @ (SpecOp::Await | SpecOp::Start),
+                    expr,
+                    ..
+                } => specs(*op, expr, &mut out),
+                StmtKind::If {
+                    branches,
+                    else_body,
+                } => {
                     nested.extend(branches.iter().map(|b| b.body.as_slice()));
                     nested.extend(else_body.as_deref());
                 }
-                StmtKind::When { branches, else_body } => {
+                StmtKind::When {
+                    branches,
+                    else_body,
+                } => {
                     nested.extend(branches.iter().map(|b| b.body.as_slice()));
                     nested.extend(else_body.as_deref());
                 }
@@ -85,7 +105,13 @@ fn specs<'a>(op: SpecOp, e: &'a SpecExpr, out: &mut Vec<ActionCall<'a>>) {
         match e {
             SpecExpr::Spec(s) => {
                 if let (SpecKind::Action, SpecTarget::Name { name, .. }) = (s.kind(), &s.target) {
-                    out.push(ActionCall { op, name, tool: action_tool_name(name), args: &s.args, span: s.span });
+                    out.push(ActionCall {
+                        op,
+                        name,
+                        tool: action_tool_name(name),
+                        args: &s.args,
+                        span: s.span,
+                    });
                 }
             }
             SpecExpr::And(v, _) | SpecExpr::Or(v, _) => stack.extend(v.iter().rev()),

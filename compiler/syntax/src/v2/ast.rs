@@ -96,11 +96,29 @@ pub struct Stmt {
 #[derive(Debug, Clone, PartialEq)]
 pub enum StmtKind {
     /// `[$v =] op spec_expr`; a bare spec expression is an implicit `await`.
-    Spec { op: SpecOp, implicit: bool, capture: Option<Var>, expr: SpecExpr },
-    Assign { target: Var, op: AssignOp, value: Expr },
-    If { branches: Vec<Branch<Expr>>, else_body: Option<Vec<Stmt>> },
-    While { cond: Expr, body: Vec<Stmt> },
-    When { branches: Vec<Branch<SpecExpr>>, else_body: Option<Vec<Stmt>> },
+    Spec {
+        op: SpecOp,
+        implicit: bool,
+        capture: Option<Var>,
+        expr: SpecExpr,
+    },
+    Assign {
+        target: Var,
+        op: AssignOp,
+        value: Expr,
+    },
+    If {
+        branches: Vec<Branch<Expr>>,
+        else_body: Option<Vec<Stmt>>,
+    },
+    While {
+        cond: Expr,
+        body: Vec<Stmt>,
+    },
+    When {
+        branches: Vec<Branch<SpecExpr>>,
+        else_body: Option<Vec<Stmt>>,
+    },
     Return(Option<Expr>),
     Abort,
     Break,
@@ -301,17 +319,40 @@ pub enum ExprKind {
     Set(Vec<Expr>),
     Dict(Vec<DictEntry>),
     /// `f(args)`; `func` is the name's span.
-    Call { func: Span, args: Vec<CallArg> },
+    Call {
+        func: Span,
+        args: Vec<CallArg>,
+    },
     /// `x.m(args)`
-    Method { receiver: Box<Expr>, method: Span, args: Vec<CallArg> },
+    Method {
+        receiver: Box<Expr>,
+        method: Span,
+        args: Vec<CallArg>,
+    },
     /// `x.a`
-    Attr { base: Box<Expr>, attr: Span },
+    Attr {
+        base: Box<Expr>,
+        attr: Span,
+    },
     /// `x[i]`, `x[a:b]`, `x[i, j]`
-    Index { base: Box<Expr>, subscripts: Vec<Subscript> },
-    Unary { op: UnaryOp, operand: Box<Expr> },
-    Binary { op: BinOp, lhs: Box<Expr>, rhs: Box<Expr> },
+    Index {
+        base: Box<Expr>,
+        subscripts: Vec<Subscript>,
+    },
+    Unary {
+        op: UnaryOp,
+        operand: Box<Expr>,
+    },
+    Binary {
+        op: BinOp,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
     /// `a < b == c`: the first operand, then each operator and operand.
-    Compare { first: Box<Expr>, rest: Vec<(CmpOp, Expr)> },
+    Compare {
+        first: Box<Expr>,
+        rest: Vec<(CmpOp, Expr)>,
+    },
     Not(Box<Expr>),
     And(Vec<Expr>),
     Or(Vec<Expr>),
@@ -334,7 +375,11 @@ pub enum CallArg {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Subscript {
     Index(Expr),
-    Slice { lower: Option<Expr>, upper: Option<Expr>, step: Option<Expr> },
+    Slice {
+        lower: Option<Expr>,
+        upper: Option<Expr>,
+        step: Option<Expr>,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

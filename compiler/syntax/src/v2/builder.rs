@@ -28,7 +28,13 @@ pub(crate) struct UserError {
 type Res<T> = Result<T, ParseError<usize, Tok, UserError>>;
 
 fn fail<T>(kind: UserErrorKind, span: Span) -> Res<T> {
-    Err(ParseError::User { error: UserError { kind, start: span.start, end: span.end } })
+    Err(ParseError::User {
+        error: UserError {
+            kind,
+            start: span.start,
+            end: span.end,
+        },
+    })
 }
 
 pub(crate) fn span(file: FileId, l: usize, r: usize) -> Span {
@@ -57,23 +63,45 @@ pub(crate) fn prepend<T>(first: T, rest: Vec<T>) -> Vec<T> {
 }
 
 pub(crate) fn stmt(file: FileId, l: usize, r: usize, kind: StmtKind) -> Stmt {
-    Stmt { kind, span: span(file, l, r) }
+    Stmt {
+        kind,
+        span: span(file, l, r),
+    }
 }
 
 pub(crate) fn branch<C>(file: FileId, l: usize, r: usize, cond: C, body: Vec<Stmt>) -> Branch<C> {
-    Branch { cond, body, span: span(file, l, r) }
+    Branch {
+        cond,
+        body,
+        span: span(file, l, r),
+    }
 }
 
 pub(crate) fn expr(file: FileId, l: usize, r: usize, kind: ExprKind) -> Expr {
-    Expr { kind, span: span(file, l, r) }
+    Expr {
+        kind,
+        span: span(file, l, r),
+    }
 }
 
 pub(crate) fn var(text: &str, file: FileId, l: usize, r: usize) -> Var {
-    Var { name: text.get(l + 1..r).unwrap_or("").to_string(), span: span(file, l, r) }
+    Var {
+        name: text.get(l + 1..r).unwrap_or("").to_string(),
+        span: span(file, l, r),
+    }
 }
 
 pub(crate) fn binary(file: FileId, l: usize, r: usize, op: BinOp, a: Expr, c: Expr) -> Expr {
-    expr(file, l, r, ExprKind::Binary { op, lhs: Box::new(a), rhs: Box::new(c) })
+    expr(
+        file,
+        l,
+        r,
+        ExprKind::Binary {
+            op,
+            lhs: Box::new(a),
+            rhs: Box::new(c),
+        },
+    )
 }
 
 pub(crate) fn compare(file: FileId, l: usize, r: usize, a: Expr, op: CmpOp, c: Expr) -> Expr {
@@ -84,7 +112,15 @@ pub(crate) fn compare(file: FileId, l: usize, r: usize, a: Expr, op: CmpOp, c: E
         }
         kind => {
             let first = Box::new(Expr { kind, span: a.span });
-            expr(file, l, r, ExprKind::Compare { first, rest: vec![(op, c)] })
+            expr(
+                file,
+                l,
+                r,
+                ExprKind::Compare {
+                    first,
+                    rest: vec![(op, c)],
+                },
+            )
         }
     }
 }
@@ -95,7 +131,12 @@ pub(crate) fn or(file: FileId, l: usize, r: usize, a: Expr, c: Expr) -> Expr {
             v.push(c);
             expr(file, l, r, ExprKind::Or(v))
         }
-        kind => expr(file, l, r, ExprKind::Or(vec![Expr { kind, span: a.span }, c])),
+        kind => expr(
+            file,
+            l,
+            r,
+            ExprKind::Or(vec![Expr { kind, span: a.span }, c]),
+        ),
     }
 }
 
@@ -105,7 +146,12 @@ pub(crate) fn and(file: FileId, l: usize, r: usize, a: Expr, c: Expr) -> Expr {
             v.push(c);
             expr(file, l, r, ExprKind::And(v))
         }
-        kind => expr(file, l, r, ExprKind::And(vec![Expr { kind, span: a.span }, c])),
+        kind => expr(
+            file,
+            l,
+            r,
+            ExprKind::And(vec![Expr { kind, span: a.span }, c]),
+        ),
     }
 }
 
@@ -130,13 +176,28 @@ pub(crate) fn spec_and(file: FileId, l: usize, r: usize, a: SpecExpr, c: SpecExp
 }
 
 /// `( spec_expr ) members as $ref`: members and a capture apply only to a parenthesized bare name.
-pub(crate) fn group(file: FileId, l: usize, r: usize, e: SpecExpr, members: Vec<Member>, capture: Option<Var>) -> Res<SpecExpr> {
+pub(crate) fn group(
+    file: FileId,
+    l: usize,
+    r: usize,
+    e: SpecExpr,
+    members: Vec<Member>,
+    capture: Option<Var>,
+) -> Res<SpecExpr> {
     if members.is_empty() && capture.is_none() {
         return Ok(e);
     }
     match e {
-        SpecExpr::Spec(s) if s.args == Args::None && s.members.is_empty() && s.capture.is_none() => {
-            Ok(SpecExpr::Spec(Spec { target: s.target, args: Args::None, members, capture, span: span(file, l, r) }))
+        SpecExpr::Spec(s)
+            if s.args == Args::None && s.members.is_empty() && s.capture.is_none() =>
+        {
+            Ok(SpecExpr::Spec(Spec {
+                target: s.target,
+                args: Args::None,
+                members,
+                capture,
+                span: span(file, l, r),
+            }))
         }
         other => fail(UserErrorKind::MemberOnGroup, other.span()),
     }
@@ -153,7 +214,10 @@ pub(crate) fn words(text: &str, words: &[(usize, usize)]) -> String {
     name
 }
 
-#[allow(clippy::too_many_arguments)]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the grammar action passes each piece it matched"
+)]
 pub(crate) fn spec_named(
     text: &str,
     file: FileId,
@@ -164,20 +228,57 @@ pub(crate) fn spec_named(
     members: Vec<Member>,
     capture: Option<Var>,
 ) -> Spec {
-    let target = SpecTarget::Name { name: words(text, n), span: span(file, nl, nr) };
-    Spec { target, args, members, capture, span: span(file, l, r) }
+    let target = SpecTarget::Name {
+        name: words(text, n),
+        span: span(file, nl, nr),
+    };
+    Spec {
+        target,
+        args,
+        members,
+        capture,
+        span: span(file, l, r),
+    }
 }
 
-pub(crate) fn spec_ref(file: FileId, l: usize, r: usize, v: Var, members: Vec<Member>, capture: Option<Var>) -> Spec {
-    Spec { target: SpecTarget::Ref(v), args: Args::None, members, capture, span: span(file, l, r) }
+pub(crate) fn spec_ref(
+    file: FileId,
+    l: usize,
+    r: usize,
+    v: Var,
+    members: Vec<Member>,
+    capture: Option<Var>,
+) -> Spec {
+    Spec {
+        target: SpecTarget::Ref(v),
+        args: Args::None,
+        members,
+        capture,
+        span: span(file, l, r),
+    }
 }
 
-pub(crate) fn member(text: &str, file: FileId, l: usize, r: usize, n: (usize, usize), args: Option<Vec<Arg>>) -> Member {
-    Member { name: text_of(text, n), args, span: span(file, l, r) }
+pub(crate) fn member(
+    text: &str,
+    file: FileId,
+    l: usize,
+    r: usize,
+    n: (usize, usize),
+    args: Option<Vec<Arg>>,
+) -> Member {
+    Member {
+        name: text_of(text, n),
+        args,
+        span: span(file, l, r),
+    }
 }
 
 pub(crate) fn arg(file: FileId, l: usize, r: usize, name: Option<String>, value: Expr) -> Arg {
-    Arg { name, value, span: span(file, l, r) }
+    Arg {
+        name,
+        value,
+        span: span(file, l, r),
+    }
 }
 
 /// Positional arguments must come before named ones.
@@ -199,14 +300,22 @@ pub(crate) fn check_call_args(args: Vec<CallArg>) -> Res<Vec<CallArg>> {
     for a in &args {
         match a {
             CallArg::Named(..) | CallArg::DoubleStar(_) => named = true,
-            CallArg::Positional(e) if named => return fail(UserErrorKind::PositionalAfterNamed, e.span),
+            CallArg::Positional(e) if named => {
+                return fail(UserErrorKind::PositionalAfterNamed, e.span);
+            }
             _ => {}
         }
     }
     Ok(args)
 }
 
-pub(crate) fn import_module(text: &str, file: FileId, l: usize, r: usize, parts: &[(usize, usize)]) -> Import {
+pub(crate) fn import_module(
+    text: &str,
+    file: FileId,
+    l: usize,
+    r: usize,
+    parts: &[(usize, usize)],
+) -> Import {
     let mut path = String::new();
     for &(a, b) in parts {
         if !path.is_empty() {
@@ -214,20 +323,54 @@ pub(crate) fn import_module(text: &str, file: FileId, l: usize, r: usize, parts:
         }
         path.push_str(text.get(a..b).unwrap_or(""));
     }
-    Import { path, span: span(file, l, r) }
+    Import {
+        path,
+        span: span(file, l, r),
+    }
 }
 
-pub(crate) fn import_string(text: &str, file: FileId, l: usize, r: usize, sl: usize, sr: usize) -> Import {
-    Import { path: text_of(text, (sl, sr)), span: span(file, l, r) }
+pub(crate) fn import_string(
+    text: &str,
+    file: FileId,
+    l: usize,
+    r: usize,
+    sl: usize,
+    sr: usize,
+) -> Import {
+    Import {
+        path: text_of(text, (sl, sr)),
+        span: span(file, l, r),
+    }
 }
 
-pub(crate) fn param(text: &str, file: FileId, l: usize, r: usize, v: Var, default: Option<Expr>) -> Param {
-    let default_text = default.as_ref().map(|d| text.get(d.span.range()).unwrap_or("").to_string());
-    Param { name: v.name, default, default_text, span: span(file, l, r) }
+pub(crate) fn param(
+    text: &str,
+    file: FileId,
+    l: usize,
+    r: usize,
+    v: Var,
+    default: Option<Expr>,
+) -> Param {
+    let default_text = default
+        .as_ref()
+        .map(|d| text.get(d.span.range()).unwrap_or("").to_string());
+    Param {
+        name: v.name,
+        default,
+        default_text,
+        span: span(file, l, r),
+    }
 }
 
 /// Decorator arguments go through a literal evaluation; positional ones are keyed `$0`, `$1`, ...
-pub(crate) fn decorator(text: &str, file: FileId, l: usize, r: usize, n: (usize, usize), args: Option<Vec<Arg>>) -> Res<Decorator> {
+pub(crate) fn decorator(
+    text: &str,
+    file: FileId,
+    l: usize,
+    r: usize,
+    n: (usize, usize),
+    args: Option<Vec<Arg>>,
+) -> Res<Decorator> {
     let args = check_args(args.unwrap_or_default())?;
     let mut parameters = Vec::with_capacity(args.len());
     let mut position = 0usize;
@@ -244,10 +387,17 @@ pub(crate) fn decorator(text: &str, file: FileId, l: usize, r: usize, n: (usize,
         };
         parameters.push((key, value));
     }
-    Ok(Decorator { name: text_of(text, n), parameters, span: span(file, l, r) })
+    Ok(Decorator {
+        name: text_of(text, n),
+        parameters,
+        span: span(file, l, r),
+    })
 }
 
-#[allow(clippy::too_many_arguments)]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the grammar action passes each piece it matched"
+)]
 pub(crate) fn flow(
     text: &str,
     file: FileId,
@@ -272,10 +422,17 @@ pub(crate) fn flow(
 }
 
 /// `x[...]` needs at least one subscript.
-pub(crate) fn subscripts(mut v: Vec<Subscript>, last: Option<Subscript>, close: usize) -> Res<Vec<Subscript>> {
+pub(crate) fn subscripts(
+    mut v: Vec<Subscript>,
+    last: Option<Subscript>,
+    close: usize,
+) -> Res<Vec<Subscript>> {
     v.extend(last);
     if v.is_empty() {
-        return Err(ParseError::UnrecognizedToken { token: (close, Tok::RBracket, close + 1), expected: Vec::new() });
+        return Err(ParseError::UnrecognizedToken {
+            token: (close, Tok::RBracket, close + 1),
+            expected: Vec::new(),
+        });
     }
     Ok(v)
 }

@@ -2,7 +2,7 @@
 //! of the reference parser's output: flows (name, parameters, return members, decorators,
 //! line), imports, and the version.
 
-use serde_json::{json, Map, Number, Value};
+use serde_json::{Map, Number, Value, json};
 
 use super::actions::action_calls;
 use super::ast::{Flow, Item, Literal, Module, Param};
@@ -50,7 +50,11 @@ fn flow(f: &Flow) -> Value {
         .decorators
         .iter()
         .map(|d| {
-            let params: Map<String, Value> = d.parameters.iter().map(|(k, v)| (k.clone(), literal(v))).collect();
+            let params: Map<String, Value> = d
+                .parameters
+                .iter()
+                .map(|(k, v)| (k.clone(), literal(v)))
+                .collect();
             json!({ "name": d.name, "parameters": params })
         })
         .collect();
@@ -73,7 +77,11 @@ pub(crate) fn literal(l: &Literal) -> Value {
         Literal::None => Value::Null,
         Literal::Bool(b) => Value::Bool(*b),
         Literal::Int(i) => Value::Number((*i).into()),
-        Literal::BigInt(s) => s.parse::<f64>().ok().and_then(Number::from_f64).map_or(Value::String(s.clone()), Value::Number),
+        Literal::BigInt(s) => s
+            .parse::<f64>()
+            .ok()
+            .and_then(Number::from_f64)
+            .map_or(Value::String(s.clone()), Value::Number),
         Literal::Float(f) => Number::from_f64(*f).map_or(Value::Null, Value::Number),
         Literal::Str(s) => Value::String(s.clone()),
         Literal::List(v) | Literal::Set(v) => Value::Array(v.iter().map(literal).collect()),

@@ -11,7 +11,7 @@ use std::ops::Range;
 use stalwart_diagnostics::{Diagnostic, FileId, Span};
 
 use super::codes;
-use super::lexer::{lex, Raw};
+use super::lexer::{Raw, lex};
 use super::token::Tok;
 
 /// How many blocks may nest (by indentation) and how deep brackets may go.
@@ -106,10 +106,20 @@ pub(crate) fn layout(file: FileId, text: &str) -> Layout {
         started: false,
     };
     if text.starts_with('\u{feff}') {
-        ctx.error_at(0, 3, codes::BYTE_ORDER_MARK, "a byte order mark at the start of the file is not allowed".into());
+        ctx.error_at(
+            0,
+            3,
+            codes::BYTE_ORDER_MARK,
+            "a byte order mark at the start of the file is not allowed".into(),
+        );
     }
     ctx.run();
-    Layout { toks: ctx.toks, blocks: ctx.blocks, diagnostics: ctx.diagnostics, generated: ctx.generated }
+    Layout {
+        toks: ctx.toks,
+        blocks: ctx.blocks,
+        diagnostics: ctx.diagnostics,
+        generated: ctx.generated,
+    }
 }
 
 fn is_spec_op(w: &str) -> Option<Tok> {
@@ -179,9 +189,16 @@ impl<'a> Ctx<'a> {
     }
 
     #[cold]
-    fn error_at(&mut self, start: usize, end: usize, code: stalwart_diagnostics::Code, message: String) {
+    fn error_at(
+        &mut self,
+        start: usize,
+        end: usize,
+        code: stalwart_diagnostics::Code,
+        message: String,
+    ) {
         let span = self.span(start, end);
-        self.diagnostics.push(Diagnostic::error(code, span, message));
+        self.diagnostics
+            .push(Diagnostic::error(code, span, message));
         self.toks.push((start, Tok::Error, end));
     }
 
@@ -215,7 +232,13 @@ impl<'a> Ctx<'a> {
                 Some(Raw::Newline) => self.newline(i, start, end),
                 Some(Raw::Tab) => {
                     if self.phys_has_token || (self.line_start == 0 && self.pending_nl.is_none()) {
-                        self.error_at(start, end, codes::TAB_IN_LINE, "a tab between tokens is not allowed; only spaces may separate tokens".into());
+                        self.error_at(
+                            start,
+                            end,
+                            codes::TAB_IN_LINE,
+                            "a tab between tokens is not allowed; only spaces may separate tokens"
+                                .into(),
+                        );
                     }
                 }
                 Some(Raw::Comment) => self.comment(start, end),
@@ -242,7 +265,9 @@ impl<'a> Ctx<'a> {
             // A column-0 `flow`, decorator or `import` almost surely means a bracket was left open.
             let col0_head = match self.peek(i) {
                 Some((Some(Raw::At), s, _)) => s == end,
-                Some((Some(Raw::Word), s, e)) => s == end && matches!(self.slice(s, e), "flow" | "import"),
+                Some((Some(Raw::Word), s, e)) => {
+                    s == end && matches!(self.slice(s, e), "flow" | "import")
+                }
                 _ => false,
             };
             if !col0_head {
@@ -259,7 +284,12 @@ impl<'a> Ctx<'a> {
         let open = std::mem::take(&mut self.brackets);
         if let Some(b) = open.first() {
             let (s, c) = (b.start, self.slice(b.start, b.start + 1).to_string());
-            self.error_at(s, s + 1, codes::UNBALANCED_BRACKET, format!("this `{c}` is never closed"));
+            self.error_at(
+                s,
+                s + 1,
+                codes::UNBALANCED_BRACKET,
+                format!("this `{c}` is never closed"),
+            );
         }
     }
 
@@ -270,7 +300,12 @@ impl<'a> Ctx<'a> {
         // A full-line comment: the newline before it still carries its indentation.
         let indent = self.indent_of(start);
         if indent == 0 && self.indents.len() == 1 && self.last_col0_decorator {
-            self.error_at(start, end, codes::COMMENT_AFTER_DECORATOR, "a comment line cannot stand between a decorator and its flow".into());
+            self.error_at(
+                start,
+                end,
+                codes::COMMENT_AFTER_DECORATOR,
+                "a comment line cannot stand between a decorator and its flow".into(),
+            );
         }
         self.emit_newline(indent, start);
         self.pending_nl = None;
@@ -290,7 +325,12 @@ impl<'a> Ctx<'a> {
         if matches!(self.prev(), Some(Tok::And | Tok::Or)) {
             if let Some(&(s, _, e)) = self.toks.last() {
                 let w = self.slice(s, e).to_string();
-                self.error_at(s, e, codes::TRAILING_OPERATOR, format!("a line cannot end with `{w}`; start the next line with it instead"));
+                self.error_at(
+                    s,
+                    e,
+                    codes::TRAILING_OPERATOR,
+                    format!("a line cannot end with `{w}`; start the next line with it instead"),
+                );
             }
         }
         let nl_end = (nl + 1).min(self.text.len()).max(nl);
@@ -299,26 +339,45 @@ impl<'a> Ctx<'a> {
         let top = self.indents.last().copied().unwrap_or(0);
         if indent > top {
             if self.indents.len() >= MAX_DEPTH {
-                self.error_at(tok_start, tok_start, codes::TOO_DEEP, "blocks are nested too deeply".into());
+                self.error_at(
+                    tok_start,
+                    tok_start,
+                    codes::TOO_DEEP,
+                    "blocks are nested too deeply".into(),
+                );
             }
             self.indents.push(indent);
             self.toks.push((tok_start, Tok::Indent, tok_start));
             return;
         }
+        let open = self.indents.len();
         while indent < self.indents.last().copied().unwrap_or(0) {
             self.indents.pop();
             self.toks.push((tok_start, Tok::Dedent, tok_start));
         }
         let top = self.indents.last().copied().unwrap_or(0);
         if indent != top {
-            self.error_at(
-                self.line_start,
-                tok_start,
-                codes::BAD_DEDENT,
-                format!("this line is dedented to column {indent}, which matches no enclosing block (expected column {top})"),
-            );
+            self.bad_dedent(indent, open, tok_start);
             self.indents.push(indent);
         }
+    }
+
+    #[cold]
+    fn bad_dedent(&mut self, indent: u32, open: usize, tok_start: usize) {
+        let mut levels: Vec<u32> = self.indents.clone();
+        levels.truncate(open);
+        let columns: Vec<String> = levels.iter().map(u32::to_string).collect();
+        let span = self.span(self.line_start, tok_start);
+        let message =
+            format!("this line is dedented to column {indent}, which matches no enclosing block");
+        let d = Diagnostic::error(codes::BAD_DEDENT, span, message)
+            .with_label(format!("column {indent}"))
+            .with_note(format!(
+                "the open blocks start at columns {}",
+                columns.join(", ")
+            ));
+        self.diagnostics.push(d);
+        self.toks.push((self.line_start, Tok::Error, tok_start));
     }
 
     fn reset_line(&mut self) {
@@ -337,8 +396,13 @@ impl<'a> Ctx<'a> {
         if raw == Some(Raw::Word) && self.brackets.is_empty() {
             let w = self.slice(start, end);
             let spaced = matches!(self.text.as_bytes().get(end), Some(b' ' | b'\t'));
-            let or_when = w == "or" && matches!(self.peek(i), Some((Some(Raw::Word), s, e)) if self.slice(s, e) == "when");
-            if (w == "and" || w == "or") && spaced && !or_when && self.prev().is_some_and(Tok::ends_operand) {
+            let or_when = w == "or"
+                && matches!(self.peek(i), Some((Some(Raw::Word), s, e)) if self.slice(s, e) == "when");
+            if (w == "and" || w == "or")
+                && spaced
+                && !or_when
+                && self.prev().is_some_and(Tok::ends_operand)
+            {
                 self.pending_nl = None;
                 return;
             }
@@ -422,7 +486,12 @@ impl<'a> Ctx<'a> {
                 let digits = self.slice(start, end);
                 if digits.starts_with('0') && digits.bytes().any(|b| (b'1'..=b'9').contains(&b)) {
                     let d = digits.to_string();
-                    self.error_at(start, end, codes::LEADING_ZERO, format!("leading zeros are not allowed in the integer `{d}`"));
+                    self.error_at(
+                        start,
+                        end,
+                        codes::LEADING_ZERO,
+                        format!("leading zeros are not allowed in the integer `{d}`"),
+                    );
                 } else {
                     self.expr_start_after_assign();
                     self.operand_in_spec(Tok::Int, start, end);
@@ -448,13 +517,20 @@ impl<'a> Ctx<'a> {
                 self.operand_in_spec(Tok::LongStr, start, end);
             }
             Raw::UnterminatedStr => {
-                self.error_at(start, end, codes::UNTERMINATED_STRING, "this string has no closing quote on its line".into());
+                self.error_at(
+                    start,
+                    end,
+                    codes::UNTERMINATED_STRING,
+                    "this string has no closing quote on its line".into(),
+                );
             }
             Raw::Ellipsis => self.ellipsis(start, end),
             Raw::LParen | Raw::LBracket | Raw::LBrace => self.open(i, raw, start, end),
             Raw::RParen | Raw::RBracket | Raw::RBrace => self.close(raw, start, end),
             Raw::Assign | Raw::PlusAssign | Raw::MinusAssign => {
-                let assign = self.line_var && self.brackets.is_empty() && self.toks.last().is_some_and(|t| t.1 == Tok::Var);
+                let assign = self.line_var
+                    && self.brackets.is_empty()
+                    && self.toks.last().is_some_and(|t| t.1 == Tok::Var);
                 let tok = punct(raw).unwrap_or(Tok::Error);
                 self.push(tok, start, end);
                 self.after_assign = assign && self.toks.len() >= 2 && self.mode == Mode::Spec;
@@ -479,7 +555,26 @@ impl<'a> Ctx<'a> {
             }
             Raw::Newline | Raw::Tab | Raw::Comment => {}
             _ => {
-                if matches!(raw, Raw::Dot | Raw::Star | Raw::DoubleStar | Raw::Slash | Raw::DoubleSlash | Raw::Percent | Raw::Pipe | Raw::Caret | Raw::Amp | Raw::Shl | Raw::Shr | Raw::Lt | Raw::Gt | Raw::EqEq | Raw::Ge | Raw::Le | Raw::Ne) {
+                if matches!(
+                    raw,
+                    Raw::Dot
+                        | Raw::Star
+                        | Raw::DoubleStar
+                        | Raw::Slash
+                        | Raw::DoubleSlash
+                        | Raw::Percent
+                        | Raw::Pipe
+                        | Raw::Caret
+                        | Raw::Amp
+                        | Raw::Shl
+                        | Raw::Shr
+                        | Raw::Lt
+                        | Raw::Gt
+                        | Raw::EqEq
+                        | Raw::Ge
+                        | Raw::Le
+                        | Raw::Ne
+                ) {
                     self.count_operator(start, end);
                 }
                 let tok = punct(raw).unwrap_or(Tok::Error);
@@ -492,7 +587,12 @@ impl<'a> Ctx<'a> {
     fn count_operator(&mut self, start: usize, end: usize) {
         self.operators += 1;
         if self.operators == MAX_OPERATORS {
-            self.error_at(start, end, codes::TOO_DEEP, "this line has too many operators to parse safely".into());
+            self.error_at(
+                start,
+                end,
+                codes::TOO_DEEP,
+                "this line has too many operators to parse safely".into(),
+            );
         }
     }
 
@@ -500,12 +600,26 @@ impl<'a> Ctx<'a> {
     fn bad_text(&mut self, start: usize, end: usize) {
         let rest = self.text.get(start..).unwrap_or("");
         if rest.starts_with("\"\"\"") || rest.starts_with("'''") {
-            self.error_at(start, start + 3, codes::UNTERMINATED_STRING, "this triple-quoted string is never closed".into());
+            self.error_at(
+                start,
+                start + 3,
+                codes::UNTERMINATED_STRING,
+                "this triple-quoted string is never closed".into(),
+            );
         } else if start == 0 && rest.starts_with('\u{feff}') {
             // already reported as a byte order mark
         } else {
-            let c = rest.chars().next().map(|c| c.escape_debug().to_string()).unwrap_or_default();
-            self.error_at(start, end, codes::UNEXPECTED_CHARACTER, format!("unexpected character `{c}`"));
+            let c = rest
+                .chars()
+                .next()
+                .map(|c| c.escape_debug().to_string())
+                .unwrap_or_default();
+            self.error_at(
+                start,
+                end,
+                codes::UNEXPECTED_CHARACTER,
+                format!("unexpected character `{c}`"),
+            );
         }
     }
 
@@ -554,7 +668,12 @@ impl<'a> Ctx<'a> {
             self.line_start = end;
             self.phys_has_token = false;
         } else {
-            self.error_at(start, end, codes::STRAY_ELLIPSIS, "`...` must stand alone on its line or prefix a string".into());
+            self.error_at(
+                start,
+                end,
+                codes::STRAY_ELLIPSIS,
+                "`...` must stand alone on its line or prefix a string".into(),
+            );
         }
     }
 
@@ -602,7 +721,12 @@ impl<'a> Ctx<'a> {
             true
         };
         if self.brackets.len() >= MAX_DEPTH {
-            self.error_at(start, end, codes::TOO_DEEP, "brackets are nested too deeply".into());
+            self.error_at(
+                start,
+                end,
+                codes::TOO_DEEP,
+                "brackets are nested too deeply".into(),
+            );
         }
         self.push(tok, start, end);
         self.brackets.push(Bracket { close, start, expr });
@@ -615,7 +739,19 @@ impl<'a> Ctx<'a> {
             return false;
         };
         match raw {
-            Some(Raw::Var | Raw::Int | Raw::Float | Raw::Str | Raw::LongStr | Raw::Nld | Raw::LBracket | Raw::LBrace | Raw::Minus | Raw::Plus | Raw::Tilde) => true,
+            Some(
+                Raw::Var
+                | Raw::Int
+                | Raw::Float
+                | Raw::Str
+                | Raw::LongStr
+                | Raw::Nld
+                | Raw::LBracket
+                | Raw::LBrace
+                | Raw::Minus
+                | Raw::Plus
+                | Raw::Tilde,
+            ) => true,
             Some(Raw::Word) => {
                 let w = self.slice(s, e);
                 if matches!(w, "not" | "True" | "False" | "None") {
@@ -646,7 +782,12 @@ impl<'a> Ctx<'a> {
             }
             None => {
                 let c = self.slice(start, end).to_string();
-                self.error_at(start, end, codes::UNBALANCED_BRACKET, format!("this `{c}` closes nothing"));
+                self.error_at(
+                    start,
+                    end,
+                    codes::UNBALANCED_BRACKET,
+                    format!("this `{c}` closes nothing"),
+                );
             }
         }
     }
@@ -695,7 +836,9 @@ impl<'a> Ctx<'a> {
             self.push(Tok::As, start, end);
             return i;
         }
-        let head_default = self.mode == Mode::FlowHead && self.brackets.is_empty() && !matches!(self.prev(), Some(Tok::Flow | Tok::Name));
+        let head_default = self.mode == Mode::FlowHead
+            && self.brackets.is_empty()
+            && !matches!(self.prev(), Some(Tok::Flow | Tok::Name));
         if self.in_expr_words() || head_default {
             let tok = match w {
                 "not" => Tok::Not,
@@ -775,12 +918,28 @@ impl<'a> Ctx<'a> {
         i
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn prefixed(&mut self, tok: Tok, start: usize, end: usize, len: usize, rest: usize, mode: Mode, i: usize) -> usize {
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "a prefix split needs the whole word and its place"
+    )]
+    fn prefixed(
+        &mut self,
+        tok: Tok,
+        start: usize,
+        end: usize,
+        len: usize,
+        rest: usize,
+        mode: Mode,
+        i: usize,
+    ) -> usize {
         self.mode = mode;
         self.push(tok, start, start + len);
         if rest > 0 {
-            let t = if self.next_is_lparen(i) { Tok::FuncName } else { Tok::Name };
+            let t = if self.next_is_lparen(i) {
+                Tok::FuncName
+            } else {
+                Tok::Name
+            };
             self.push(t, start + len, end);
         }
         i
@@ -794,7 +953,11 @@ impl<'a> Ctx<'a> {
                 self.mode = Mode::Expr;
                 self.push(Tok::Elif, start, s + 2);
                 if e > s + 2 {
-                    let t = if self.next_is_lparen(j) { Tok::FuncName } else { Tok::Name };
+                    let t = if self.next_is_lparen(j) {
+                        Tok::FuncName
+                    } else {
+                        Tok::Name
+                    };
                     self.push(t, s + 2, e);
                 }
                 return j;

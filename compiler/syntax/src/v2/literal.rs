@@ -15,7 +15,10 @@ pub(crate) fn literal(text: &str, e: &Expr) -> Option<Literal> {
         ExprKind::Float => Literal::Float(src.replace('_', "").parse().ok()?),
         ExprKind::Str => Literal::Str(unescape(src.get(1..src.len().checked_sub(1)?)?)),
         ExprKind::LongStr => Literal::Str(unescape(src.get(3..src.len().checked_sub(3)?)?)),
-        ExprKind::Unary { op: op @ (UnaryOp::Minus | UnaryOp::Plus), operand } => {
+        ExprKind::Unary {
+            op: op @ (UnaryOp::Minus | UnaryOp::Plus),
+            operand,
+        } => {
             let negate = *op == UnaryOp::Minus;
             match literal(text, operand)? {
                 Literal::Int(i) if negate => Literal::Int(i.checked_neg()?),
@@ -25,8 +28,18 @@ pub(crate) fn literal(text: &str, e: &Expr) -> Option<Literal> {
                 _ => return None,
             }
         }
-        ExprKind::List(items) => Literal::List(items.iter().map(|i| literal(text, i)).collect::<Option<_>>()?),
-        ExprKind::Set(items) => Literal::Set(items.iter().map(|i| literal(text, i)).collect::<Option<_>>()?),
+        ExprKind::List(items) => Literal::List(
+            items
+                .iter()
+                .map(|i| literal(text, i))
+                .collect::<Option<_>>()?,
+        ),
+        ExprKind::Set(items) => Literal::Set(
+            items
+                .iter()
+                .map(|i| literal(text, i))
+                .collect::<Option<_>>()?,
+        ),
         ExprKind::Dict(entries) => Literal::Dict(
             entries
                 .iter()
@@ -79,8 +92,14 @@ pub(crate) fn unescape(s: &str) -> String {
                     'u' => 4,
                     _ => 8,
                 };
-                let hex: String = (0..n).filter_map(|_| chars.next_if(char::is_ascii_hexdigit)).collect();
-                match u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32).filter(|_| hex.len() == n) {
+                let hex: String = (0..n)
+                    .filter_map(|_| chars.next_if(char::is_ascii_hexdigit))
+                    .collect();
+                match u32::from_str_radix(&hex, 16)
+                    .ok()
+                    .and_then(char::from_u32)
+                    .filter(|_| hex.len() == n)
+                {
                     Some(ch) => out.push(ch),
                     None => {
                         out.push('\\');

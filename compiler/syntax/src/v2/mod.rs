@@ -15,7 +15,7 @@ mod literal;
 mod parser;
 mod token;
 
-pub use actions::{action_calls, action_tool_name, ActionCall};
+pub use actions::{ActionCall, action_calls, action_tool_name};
 
 use stalwart_diagnostics::FileId;
 

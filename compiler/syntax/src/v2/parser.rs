@@ -33,14 +33,23 @@ type Token = (usize, Tok, usize);
 pub(crate) fn parse(file: FileId, text: &str) -> Parse<Module> {
     let mut module = Module::default();
     if u32::try_from(text.len()).is_err() {
-        let d = Diagnostic::error(codes::FILE_TOO_LARGE, Span::new(file, 0, 0), "the file is larger than 4 GiB");
-        return Parse { value: module, diagnostics: vec![d] };
+        let d = Diagnostic::error(
+            codes::FILE_TOO_LARGE,
+            Span::new(file, 0, 0),
+            "the file is larger than 4 GiB",
+        );
+        return Parse {
+            value: module,
+            diagnostics: vec![d],
+        };
     }
     let layout = layout(file, text);
     let mut diagnostics = layout.diagnostics;
     let parser = colang_v2::BlockParser::new();
     for block in layout.blocks {
-        let Some(toks) = layout.toks.get(block) else { continue };
+        let Some(toks) = layout.toks.get(block) else {
+            continue;
+        };
         if toks.iter().any(|t| t.1 == Tok::Error) {
             continue; // already reported by the layout pass
         }
@@ -50,14 +59,19 @@ pub(crate) fn parse(file: FileId, text: &str) -> Parse<Module> {
         }
     }
     module.generated = layout.generated;
-    module.exclude_from_llm = text.lines().any(|l| l.starts_with("# meta: exclude from llm"));
+    module.exclude_from_llm = text
+        .lines()
+        .any(|l| l.starts_with("# meta: exclude from llm"));
     let lines = LineIndex::new(text, &module.generated);
     for item in &mut module.items {
         if let Item::Flow(f) = item {
             set_lines(f, &lines);
         }
     }
-    Parse { value: module, diagnostics }
+    Parse {
+        value: module,
+        diagnostics,
+    }
 }
 
 fn add_items(module: &mut Module, stmts: Vec<Stmt>, diagnostics: &mut Vec<Diagnostic>) {
@@ -69,11 +83,19 @@ fn add_items(module: &mut Module, stmts: Vec<Stmt>, diagnostics: &mut Vec<Diagno
             StmtKind::Empty => {}
             _ => {
                 let d = if matches!(s.kind, StmtKind::Spec { .. }) {
-                    Diagnostic::error(codes::STATEMENT_OUTSIDE_FLOW, s.span, "a statement outside a flow is not allowed")
-                        .with_label("move this into a flow")
+                    Diagnostic::error(
+                        codes::STATEMENT_OUTSIDE_FLOW,
+                        s.span,
+                        "a statement outside a flow is not allowed",
+                    )
+                    .with_label("move this into a flow")
                 } else {
-                    Diagnostic::warning(codes::STATEMENT_OUTSIDE_FLOW, s.span, "a statement outside a flow is ignored")
-                        .with_label("this belongs to no flow")
+                    Diagnostic::warning(
+                        codes::STATEMENT_OUTSIDE_FLOW,
+                        s.span,
+                        "a statement outside a flow is ignored",
+                    )
+                    .with_label("this belongs to no flow")
                 };
                 diagnostics.push(d);
                 module.items.push(Item::Stmt(s));
@@ -91,7 +113,12 @@ struct LineIndex<'a> {
 impl<'a> LineIndex<'a> {
     fn new(text: &str, generated: &'a [u32]) -> Self {
         let mut starts = vec![0u32];
-        starts.extend(text.bytes().enumerate().filter(|(_, b)| *b == b'\n').map(|(i, _)| i as u32 + 1));
+        starts.extend(
+            text.bytes()
+                .enumerate()
+                .filter(|(_, b)| *b == b'\n')
+                .map(|(i, _)| i as u32 + 1),
+        );
         LineIndex { starts, generated }
     }
 
@@ -112,11 +139,17 @@ fn set_lines(f: &mut Flow, lines: &LineIndex<'_>) {
                     inner.line = lines.line(inner.span.start);
                     stack.push(&mut inner.body);
                 }
-                StmtKind::If { branches, else_body } => {
+                StmtKind::If {
+                    branches,
+                    else_body,
+                } => {
                     stack.extend(branches.iter_mut().map(|b| &mut b.body));
                     stack.extend(else_body.as_mut());
                 }
-                StmtKind::When { branches, else_body } => {
+                StmtKind::When {
+                    branches,
+                    else_body,
+                } => {
                     stack.extend(branches.iter_mut().map(|b| &mut b.body));
                     stack.extend(else_body.as_mut());
                 }
@@ -130,9 +163,19 @@ fn set_lines(f: &mut Flow, lines: &LineIndex<'_>) {
 /// The text of the physical line holding `offset`, without its line break.
 fn line_around(text: &str, offset: usize) -> (usize, usize) {
     let bytes = text.as_bytes();
-    let start = bytes.get(..offset.min(bytes.len())).and_then(|b| b.iter().rposition(|&c| c == b'\n')).map_or(0, |p| p + 1);
-    let end = bytes.get(offset.min(bytes.len())..).and_then(|b| b.iter().position(|&c| c == b'\n')).map_or(bytes.len(), |p| offset + p);
-    let end = if end > start && bytes.get(end - 1) == Some(&b'\r') { end - 1 } else { end };
+    let start = bytes
+        .get(..offset.min(bytes.len()))
+        .and_then(|b| b.iter().rposition(|&c| c == b'\n'))
+        .map_or(0, |p| p + 1);
+    let end = bytes
+        .get(offset.min(bytes.len())..)
+        .and_then(|b| b.iter().position(|&c| c == b'\n'))
+        .map_or(bytes.len(), |p| offset + p);
+    let end = if end > start && bytes.get(end - 1) == Some(&b'\r') {
+        end - 1
+    } else {
+        end
+    };
     (start, end.max(start))
 }
 
@@ -156,26 +199,68 @@ fn line_head(toks: &[Token], idx: usize) -> usize {
 }
 
 #[cold]
-fn translate(err: ParseError<usize, Tok, UserError>, toks: &[Token], text: &str, file: FileId) -> Diagnostic {
+fn translate(
+    err: ParseError<usize, Tok, UserError>,
+    toks: &[Token],
+    text: &str,
+    file: FileId,
+) -> Diagnostic {
     let sp = |s: usize, e: usize| Span::new(file, s as u32, e as u32);
     match err {
         ParseError::User { error } => {
             let span = Span::new(file, error.start, error.end);
             match error.kind {
-                UserErrorKind::PositionalAfterNamed => Diagnostic::error(codes::POSITIONAL_AFTER_NAMED, span, "a positional argument cannot follow a named argument")
-                    .with_label("positional argument after a named one"),
-                UserErrorKind::NonLiteralDecoratorArgument => Diagnostic::error(codes::NON_LITERAL_DECORATOR_ARGUMENT, span, "decorator arguments must be literals")
-                    .with_label("not a literal")
-                    .with_help("use a string, a number, `True`, `False`, `None`, or a list or dict of those"),
-                UserErrorKind::MemberOnGroup => Diagnostic::error(codes::MEMBER_ON_GROUP, span, "a member or `as` can only follow a single parenthesized flow or event name")
-                    .with_label("a group of several specs"),
+                UserErrorKind::PositionalAfterNamed => Diagnostic::error(
+                    codes::POSITIONAL_AFTER_NAMED,
+                    span,
+                    "a positional argument cannot follow a named argument",
+                )
+                .with_label("positional argument after a named one"),
+                UserErrorKind::NonLiteralDecoratorArgument => Diagnostic::error(
+                    codes::NON_LITERAL_DECORATOR_ARGUMENT,
+                    span,
+                    "decorator arguments must be literals",
+                )
+                .with_label("not a literal")
+                .with_help(
+                    "use a string, a number, `True`, `False`, `None`, or a list or dict of those",
+                ),
+                UserErrorKind::MemberOnGroup => Diagnostic::error(
+                    codes::MEMBER_ON_GROUP,
+                    span,
+                    "a member or `as` can only follow a single parenthesized flow or event name",
+                )
+                .with_label("a group of several specs"),
             }
         }
-        ParseError::UnrecognizedToken { token: (l, tok, r), expected } => unexpected(toks, text, file, (l, tok, r), &expected),
-        ParseError::ExtraToken { token: (l, tok, r) } => unexpected(toks, text, file, (l, tok, r), &[]),
-        ParseError::InvalidToken { location } => Diagnostic::error(codes::UNEXPECTED_TOKEN, sp(location, location), "unexpected text"),
-        ParseError::UnrecognizedEof { location, .. } => {
-            Diagnostic::error(codes::UNEXPECTED_END, sp(location, location), "unexpected end of file").with_label("the file ends here")
+        ParseError::UnrecognizedToken {
+            token: (l, tok, r),
+            expected,
+        } => unexpected(toks, text, file, (l, tok, r), &expected),
+        ParseError::ExtraToken { token: (l, tok, r) } => {
+            unexpected(toks, text, file, (l, tok, r), &[])
+        }
+        ParseError::InvalidToken { location } => Diagnostic::error(
+            codes::UNEXPECTED_TOKEN,
+            sp(location, location),
+            "unexpected text",
+        ),
+        ParseError::UnrecognizedEof { location, expected } => {
+            if expected.iter().any(|e| e.trim_matches('"') == "indent") {
+                if let Some(&(l, tok, r)) = toks.last() {
+                    // Report as if the block's next line came right after its last token.
+                    let mut extended = toks.to_vec();
+                    extended.push((r, Tok::Dedent, r));
+                    let _ = (l, tok);
+                    return unexpected(&extended, text, file, (r, Tok::Dedent, r), &expected);
+                }
+            }
+            Diagnostic::error(
+                codes::UNEXPECTED_END,
+                sp(location, location),
+                "unexpected end of file",
+            )
+            .with_label("the file ends here")
         }
     }
 }
@@ -189,7 +274,13 @@ fn describe(text: &str, (l, tok, r): Token) -> String {
     }
 }
 
-fn unexpected(toks: &[Token], text: &str, file: FileId, token: Token, expected: &[String]) -> Diagnostic {
+fn unexpected(
+    toks: &[Token],
+    text: &str,
+    file: FileId,
+    token: Token,
+    expected: &[String],
+) -> Diagnostic {
     let (l, tok, r) = token;
     let sp = |s: usize, e: usize| Span::new(file, s as u32, e as u32);
     let idx = toks.iter().position(|t| *t == token).unwrap_or(0);
@@ -199,57 +290,146 @@ fn unexpected(toks: &[Token], text: &str, file: FileId, token: Token, expected: 
     let head = toks.get(line_head(toks, idx)).copied();
 
     if matches!(tok, Tok::Newline | Tok::Indent | Tok::Dedent) {
-        let at = if tok == Tok::Newline { l } else { toks.get(idx + 1).map_or(l, |t| t.0) };
+        let at = if tok == Tok::Newline {
+            l
+        } else {
+            toks.get(idx + 1).map_or(l, |t| t.0)
+        };
         if let Some((s, e)) = is_comment_line(text, at) {
-            let after_decorator = toks.first().map(|t| t.1) == Some(Tok::At) && !toks.iter().take(idx).any(|t| t.1 == Tok::Flow);
+            let after_decorator = toks.first().map(|t| t.1) == Some(Tok::At)
+                && !toks.iter().take(idx).any(|t| t.1 == Tok::Flow);
             if after_decorator {
-                return Diagnostic::error(codes::COMMENT_AFTER_DECORATOR, sp(s, e), "a comment line cannot stand between a decorator and its flow")
-                    .with_label("move this comment above the decorator");
+                return Diagnostic::error(
+                    codes::COMMENT_AFTER_DECORATOR,
+                    sp(s, e),
+                    "a comment line cannot stand between a decorator and its flow",
+                )
+                .with_label("move this comment above the decorator");
             }
-            return Diagnostic::error(codes::MISPLACED_COMMENT, sp(s, e), "a full-line comment must be indented like the statements around it")
-                .with_label("this comment breaks the block structure");
+            return Diagnostic::error(
+                codes::MISPLACED_COMMENT,
+                sp(s, e),
+                "a full-line comment must be indented like the statements around it",
+            )
+            .with_label("this comment breaks the block structure");
         }
     }
     if tok == Tok::Indent {
         let (s, e) = toks.get(idx + 1).map_or((l, r), |t| line_around(text, t.0));
-        let first = text.get(s..e).map_or(0, |line| line.len() - line.trim_start_matches([' ', '\t']).len());
-        return Diagnostic::error(codes::UNEXPECTED_INDENT, sp(s + first, e), "unexpected indentation")
-            .with_label("this line is indented more than the block it is in");
+        let first = text.get(s..e).map_or(0, |line| {
+            line.len() - line.trim_start_matches([' ', '\t']).len()
+        });
+        return Diagnostic::error(
+            codes::UNEXPECTED_INDENT,
+            sp(s + first, e),
+            "unexpected indentation",
+        )
+        .with_label("this line is indented more than the block it is in");
     }
     if expects("indent") {
-        let hs = toks.get(line_head(toks, idx.saturating_sub(1))).map_or(l, |t| t.0);
-        let he = prev.and_then(|_| toks.get(idx.saturating_sub(2))).map_or(r, |t| t.2);
-        let header = text.get(hs..he.max(hs)).unwrap_or("").trim_end_matches(':').trim_end();
-        return Diagnostic::error(codes::MISSING_BLOCK, sp(hs, he.max(hs)), format!("expected an indented block after `{header}`"))
-            .with_label("this needs an indented body on the next lines");
+        let hs = toks
+            .get(line_head(toks, idx.saturating_sub(1)))
+            .map_or(l, |t| t.0);
+        let he = prev
+            .and_then(|_| toks.get(idx.saturating_sub(2)))
+            .map_or(r, |t| t.2);
+        let header = text
+            .get(hs..he.max(hs))
+            .unwrap_or("")
+            .trim_end_matches(':')
+            .trim_end();
+        return Diagnostic::error(
+            codes::MISSING_BLOCK,
+            sp(hs, he.max(hs)),
+            format!("expected an indented block after `{header}`"),
+        )
+        .with_label("this needs an indented body on the next lines");
     }
     let word = text.get(l..r).unwrap_or("");
     match tok {
         Tok::Else | Tok::Elif => {
-            return Diagnostic::error(codes::DANGLING_BRANCH, sp(l, r), format!("`{}` without `if`", if tok == Tok::Else { "else" } else { "elif" }))
-                .with_label("no `if` block ends right before this line");
+            return Diagnostic::error(
+                codes::DANGLING_BRANCH,
+                sp(l, r),
+                format!(
+                    "`{}` without `if`",
+                    if tok == Tok::Else { "else" } else { "elif" }
+                ),
+            )
+            .with_label("no `if` block ends right before this line");
         }
         Tok::OrWhen => {
-            return Diagnostic::error(codes::DANGLING_BRANCH, sp(l, r), "`or when` without `when`").with_label("no `when` block ends right before this line");
+            return Diagnostic::error(codes::DANGLING_BRANCH, sp(l, r), "`or when` without `when`")
+                .with_label("no `when` block ends right before this line");
         }
-        Tok::And | Tok::Or if head.map(|h| h.1) == Some(Tok::Flow) || (head.map(|h| h.1) == Some(Tok::At)) => {
-            return Diagnostic::error(codes::OPERATOR_IN_FLOW_NAME, sp(l, r), format!("a flow name cannot contain `{word}`"))
-                .with_label("not allowed in a flow name");
+        Tok::And | Tok::Or
+            if head.map(|h| h.1) == Some(Tok::Flow) || (head.map(|h| h.1) == Some(Tok::At)) =>
+        {
+            return Diagnostic::error(
+                codes::OPERATOR_IN_FLOW_NAME,
+                sp(l, r),
+                format!("a flow name cannot contain `{word}`"),
+            )
+            .with_label("not allowed in a flow name");
         }
-        Tok::Var if toks.get(line_head(toks, idx)..idx).is_some_and(|line| line.iter().any(|t| t.1 == Tok::Arrow)) && head.map(|h| h.1) == Some(Tok::Flow) => {
-            return Diagnostic::error(codes::RETURN_MEMBERS_WITHOUT_COMMAS, sp(l, r), "return members must be separated by commas")
-                .with_label("a `,` is missing before this member");
+        Tok::Var
+            if toks
+                .get(line_head(toks, idx)..idx)
+                .is_some_and(|line| line.iter().any(|t| t.1 == Tok::Arrow))
+                && head.map(|h| h.1) == Some(Tok::Flow) =>
+        {
+            return Diagnostic::error(
+                codes::RETURN_MEMBERS_WITHOUT_COMMAS,
+                sp(l, r),
+                "return members must be separated by commas",
+            )
+            .with_label("a `,` is missing before this member");
+        }
+        Tok::Name | Tok::FuncName
+            if prev == Some(Tok::If) && idx > 0 && toks.get(idx - 1).is_some_and(|t| t.2 == l) =>
+        {
+            let whole = text.get(l.saturating_sub(2)..r).unwrap_or("");
+            return Diagnostic::error(
+                codes::UNEXPECTED_TOKEN,
+                sp(l.saturating_sub(2), r),
+                format!("a statement starting with `{whole}` reads as `if {word}`"),
+            )
+            .with_label("`if` is a keyword at the start of a statement, even inside a longer word")
+            .with_help("rename the flow so that it does not start with `if`");
         }
         Tok::Name | Tok::FuncName if word == "if" && prev.is_some_and(Tok::ends_operand) => {
-            return Diagnostic::error(codes::CONDITIONAL_EXPRESSION, sp(l, r), "conditional expressions (`a if c else b`) are not supported")
-                .with_label("a conditional expression starts here");
+            return Diagnostic::error(
+                codes::CONDITIONAL_EXPRESSION,
+                sp(l, r),
+                "conditional expressions (`a if c else b`) are not supported",
+            )
+            .with_label("a conditional expression starts here");
         }
-        Tok::Str | Tok::LongStr | Tok::Nld if matches!(prev, Some(Tok::Str | Tok::LongStr | Tok::Nld)) => {
-            return Diagnostic::error(codes::ADJACENT_STRINGS, sp(l, r), "adjacent string literals are not joined; write one string")
-                .with_label("a second string right after the first");
+        Tok::Str | Tok::LongStr | Tok::Nld
+            if matches!(prev, Some(Tok::Str | Tok::LongStr | Tok::Nld)) =>
+        {
+            return Diagnostic::error(
+                codes::ADJACENT_STRINGS,
+                sp(l, r),
+                "adjacent string literals are not joined; write one string",
+            )
+            .with_label("a second string right after the first");
         }
         Tok::LParen if expects("var") => return parenthesized(sp(l, r)),
-        Tok::Int | Tok::Float | Tok::Str | Tok::LongStr | Tok::Nld | Tok::Minus | Tok::Plus | Tok::Tilde | Tok::LBracket | Tok::LBrace | Tok::True | Tok::False | Tok::None | Tok::Not
+        Tok::Int
+        | Tok::Float
+        | Tok::Str
+        | Tok::LongStr
+        | Tok::Nld
+        | Tok::Minus
+        | Tok::Plus
+        | Tok::Tilde
+        | Tok::LBracket
+        | Tok::LBrace
+        | Tok::True
+        | Tok::False
+        | Tok::None
+        | Tok::Not
             if prev == Some(Tok::LParen) && !matches!(prev2, Some(Tok::Name | Tok::FuncName)) =>
         {
             let open = toks.get(idx - 1).map_or(l, |t| t.0);
@@ -257,7 +437,12 @@ fn unexpected(toks: &[Token], text: &str, file: FileId, token: Token, expected: 
         }
         _ => {}
     }
-    let mut d = Diagnostic::error(codes::UNEXPECTED_TOKEN, sp(l, r), format!("unexpected {}", describe(text, token))).with_label("not expected here");
+    let mut d = Diagnostic::error(
+        codes::UNEXPECTED_TOKEN,
+        sp(l, r),
+        format!("unexpected {}", describe(text, token)),
+    )
+    .with_label("not expected here");
     if let Some(help) = expected_help(expected) {
         d = d.with_help(help);
     }
@@ -290,6 +475,15 @@ fn expected_help(expected: &[String]) -> Option<String> {
     if names.is_empty() || names.len() > 6 {
         return None;
     }
-    let list: Vec<String> = names.iter().map(|n| if n.contains(' ') { (*n).to_string() } else { format!("`{n}`") }).collect();
+    let list: Vec<String> = names
+        .iter()
+        .map(|n| {
+            if n.contains(' ') {
+                (*n).to_string()
+            } else {
+                format!("`{n}`")
+            }
+        })
+        .collect();
     Some(format!("expected {}", list.join(", ")))
 }
