@@ -31,7 +31,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "stalwart-runtime",
         ],
     ),
-    ("stalwart-cli", &["stalwart-driver", "stalwart-diagnostics", "stalwart-record", "stalwart-runtime"]),
+    ("stalwart-cli", &["stalwart-driver", "stalwart-diagnostics", "stalwart-record", "stalwart-runtime", "stalwart-syntax"]),
     (
         "stalwart-tests",
         &["stalwart-agent", "stalwart-diagnostics", "stalwart-driver", "stalwart-record", "stalwart-runtime"],

@@ -37,18 +37,98 @@ enum Command {
         #[command(subcommand)]
         command: RulesCommand,
     },
+    /// Run the tool check once and print `{decision, reasons, detail, confirmation, idempotency_key}`.
+    Check {
+        /// The record folder (`stalwart compile` wrote it).
+        dir: PathBuf,
+        #[arg(long)]
+        agent: String,
+        #[arg(long)]
+        tool: String,
+        /// The call's arguments, a JSON object.
+        #[arg(long)]
+        args: String,
+        /// Each argument's origin, a JSON object (`{"amount": "typed"}`).
+        #[arg(long)]
+        origins: Option<String>,
+        /// Marks per argument, or for the whole call under `call`, a JSON object.
+        #[arg(long)]
+        labels: Option<String>,
+        /// Facts and host counts, a JSON object.
+        #[arg(long)]
+        context: Option<String>,
+        /// A turn the person typed, read into the session before the check (repeatable).
+        #[arg(long = "turn")]
+        turns: Vec<String>,
+        /// The person's intent.
+        #[arg(long)]
+        intent: Option<String>,
+        /// The history file: read, and written back (a missing file starts a new session).
+        #[arg(long)]
+        history: Option<PathBuf>,
+        /// A confirmation token from an earlier `confirm`.
+        #[arg(long)]
+        confirmation: Option<String>,
+        /// The step this call undoes.
+        #[arg(long)]
+        undoes: Option<u32>,
+        /// Exit 1 when the check answers this decision.
+        #[arg(long = "fail-on", value_enum)]
+        fail_on: Option<FailOn>,
+    },
+    /// Append the caller's report of what became of call N to the history (signed).
+    Report {
+        dir: PathBuf,
+        #[arg(long)]
+        history: PathBuf,
+        #[arg(long)]
+        step: u32,
+        /// ran | failed | outcome_unknown | compensated
+        #[arg(long)]
+        outcome: String,
+        /// What the call returned, JSON.
+        #[arg(long)]
+        result: Option<String>,
+    },
+}
+
+/// Decisions `--fail-on` can name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    Refuse,
+    Confirm,
 }
 
 #[derive(Subcommand, Debug)]
 enum RulesCommand {
-    /// Compile a rulebook (a file or a folder) into a record folder.
+    /// Compile a rulebook into a record folder.
     Compile {
         rulebook: PathBuf,
+        /// The output folder (default: `.stalwart/rules` beside the rulebook).
         #[arg(short, long)]
         out: Option<PathBuf>,
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
     },
+    /// Print what rulebooks define: intents and their examples, bot messages, flows, imports.
+    Inspect {
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+        /// The dialect, when neither a sibling config.yml nor the file's content should decide.
+        #[arg(long, value_enum)]
+        colang: Option<Colang>,
+    },
+}
+
+/// `--colang`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Colang {
+    #[value(name = "1.0")]
+    V1,
+    #[value(name = "2.x")]
+    V2,
 }
 
 /// Output format of diagnostics.
@@ -62,12 +142,66 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let code = match cli.command {
         Command::Compile { agent, out, format } => compile(agent, out, format),
-        Command::Rules { command: RulesCommand::Compile { rulebook, out: _, format: _ } } => {
-            render::fatal(&format!(
-                "cannot compile `{}`: compiling a rulebook on its own is not yet supported; name it as `rulebook:` in agent.yaml",
-                rulebook.display()
-            ));
-            2
+        Command::Rules { command: RulesCommand::Compile { rulebook, out, format } } => {
+            compile_rules(rulebook, out, format)
+        }
+        Command::Rules { command: RulesCommand::Inspect { files, format, colang } } => {
+            inspect(files, format, colang)
+        }
+        Command::Check {
+            dir,
+            agent,
+            tool,
+            args,
+            origins,
+            labels,
+            context,
+            turns,
+            intent,
+            history,
+            confirmation,
+            undoes,
+            fail_on,
+        } => {
+            let req = stalwart_driver::CheckRequest {
+                dir,
+                agent,
+                tool,
+                args,
+                origins,
+                labels,
+                context,
+                turns,
+                intent,
+                history,
+                confirmation,
+                undoes,
+            };
+            match stalwart_driver::run_check(&req) {
+                Ok(answer) => {
+                    println!("{answer}");
+                    let decision = answer["decision"].as_str().unwrap_or("");
+                    match fail_on {
+                        Some(FailOn::Refuse) if decision == "refuse" => 1,
+                        Some(FailOn::Confirm) if decision == "confirm" => 1,
+                        _ => 0,
+                    }
+                }
+                Err(e) => {
+                    render::fatal(&e.0);
+                    2
+                }
+            }
+        }
+        Command::Report { dir, history, step, outcome, result } => {
+            let req = stalwart_driver::ReportRequest { dir, history, step, outcome, result };
+            match stalwart_driver::run_report(&req) {
+                Ok(()) => 0,
+                Err(e) => {
+                    render::fatal(&e.0);
+                    2
+                }
+            }
         }
     };
     let _ = std::io::stdout().flush();
@@ -98,4 +232,71 @@ fn compile(agent: PathBuf, out: Option<PathBuf>, format: Format) -> u8 {
             2
         }
     }
+}
+
+fn compile_rules(rulebook: PathBuf, out: Option<PathBuf>, format: Format) -> u8 {
+    let out = out.unwrap_or_else(|| rulebook.parent().unwrap_or(std::path::Path::new(".")).join(".stalwart").join("rules"));
+    let outcome = stalwart_driver::compile_rules(Arc::new(DiskLoader), &rulebook, &out);
+    if let Some(message) = &outcome.fatal {
+        render::fatal(message);
+        return 2;
+    }
+    render::diagnostics(&outcome.files, &outcome.diagnostics, format);
+    match (&outcome.written, outcome.has_errors()) {
+        (Some(written), false) => {
+            if format == Format::Text {
+                let governed: Vec<&str> = written.body.tools.iter().map(|t| t.name.as_str()).collect();
+                println!(
+                    "Compiled the rulebook {} into {} (record.bin: {} bytes); it governs {}",
+                    rulebook.display(),
+                    written.dir.display(),
+                    written.record_bytes,
+                    if governed.is_empty() { "no tool".to_string() } else { governed.join(", ") }
+                );
+            }
+            0
+        }
+        _ => {
+            if format == Format::Text {
+                eprintln!("error: could not compile `{}`; nothing was written", rulebook.display());
+            }
+            2
+        }
+    }
+}
+
+fn inspect(files: Vec<PathBuf>, format: Format, colang: Option<Colang>) -> u8 {
+    let forced = colang.map(|c| match c {
+        Colang::V1 => stalwart_syntax::Dialect::V1,
+        Colang::V2 => stalwart_syntax::Dialect::V2,
+    });
+    let inspected = match stalwart_driver::inspect_rules(Arc::new(DiskLoader), &files, forced) {
+        Ok(i) => i,
+        Err(e) => {
+            render::fatal(&e);
+            return 2;
+        }
+    };
+    let mut failed = false;
+    for item in &inspected {
+        render::diagnostics(&item.files, &item.diagnostics, Format::Text);
+        failed |= item.diagnostics.iter().any(|d| d.is_error());
+    }
+    match format {
+        Format::Json => {
+            if let [one] = inspected.as_slice() {
+                println!("{}", serde_json::to_string_pretty(&one.facts).unwrap_or_default());
+            } else {
+                let all: serde_json::Map<String, serde_json::Value> =
+                    inspected.iter().map(|i| (i.file.display().to_string(), i.facts.clone())).collect();
+                println!("{}", serde_json::to_string_pretty(&all).unwrap_or_default());
+            }
+        }
+        Format::Text => {
+            for item in &inspected {
+                print!("{}", render::inspected(&item.file, &item.facts));
+            }
+        }
+    }
+    if failed { 2 } else { 0 }
 }

@@ -131,3 +131,38 @@ fn declaration(body: &RecordBody, t: &stalwart_record::Tool) -> String {
     }
     parts.join(", ")
 }
+
+/// `stalwart rules inspect` in text: what a rulebook defines.
+pub fn inspected(file: &Path, facts: &serde_json::Value) -> String {
+    let mut out = String::new();
+    let version = facts.get("version").and_then(|v| v.as_str()).unwrap_or("?");
+    let _ = writeln!(out, "{} (Colang {version})", file.display());
+    if let Some(users) = facts.get("user_messages").and_then(|v| v.as_object()) {
+        let _ = writeln!(out, "  user intents: {}", users.len());
+        for (name, examples) in users {
+            let n = examples.as_array().map(Vec::len).unwrap_or(0);
+            let _ = writeln!(out, "    {name} ({n} example{})", if n == 1 { "" } else { "s" });
+        }
+    }
+    if let Some(bots) = facts.get("bot_messages").and_then(|v| v.as_object()) {
+        let _ = writeln!(out, "  bot messages: {}", bots.len());
+        for name in bots.keys() {
+            let _ = writeln!(out, "    {name}");
+        }
+    }
+    if let Some(flows) = facts.get("flows").and_then(|v| v.as_array()) {
+        let _ = writeln!(out, "  flows: {}", flows.len());
+        for f in flows {
+            let name = f.get("id").or_else(|| f.get("name")).and_then(|v| v.as_str()).unwrap_or("");
+            let sub = if f.get("subflow").and_then(|v| v.as_bool()).unwrap_or(false) { " (subflow)" } else { "" };
+            let _ = writeln!(out, "    {name}{sub}");
+        }
+    }
+    if let Some(imports) = facts.get("imports").and_then(|v| v.as_array()) {
+        if !imports.is_empty() {
+            let names: Vec<&str> = imports.iter().filter_map(|i| i.as_str()).collect();
+            let _ = writeln!(out, "  imports: {}", names.join(", "));
+        }
+    }
+    out
+}

@@ -97,14 +97,21 @@ pub fn compile_agent(loader: Arc<dyn FileLoader>, agent_yaml: &Path, options: &C
 
 fn write_record(db: &Database, file: SourceFile, body: &RecordBody, out: &Path) -> Result<Written, Diagnostic> {
     let at = Span::new(file.id(db), 0, 0);
-    let bytes = stalwart_record::encode(body, COMPILER_VERSION)
-        .map_err(|e| Diagnostic::error(ENCODE_FAILED, at, format!("cannot encode the record: {e}")))?;
+    write_record_body(body, out).map_err(|e| {
+        let code = if e.starts_with("cannot encode") { ENCODE_FAILED } else { WRITE_FAILED };
+        Diagnostic::error(code, at, e)
+    })
+}
+
+/// Encodes a body and writes its record folder (record.bin + manifest.json) atomically.
+pub fn write_record_body(body: &RecordBody, out: &Path) -> Result<Written, String> {
+    let bytes =
+        stalwart_record::encode(body, COMPILER_VERSION).map_err(|e| format!("cannot encode the record: {e}"))?;
     let digest = blake3::hash(&bytes).to_hex().to_string();
     let manifest = manifest(body, bytes.len(), &digest);
     let manifest_text = format!("{}\n", serde_json::to_string_pretty(&manifest).unwrap_or_default());
-    write_folder_atomically(out, &[("record.bin", &bytes), ("manifest.json", manifest_text.as_bytes())]).map_err(
-        |e| Diagnostic::error(WRITE_FAILED, at, format!("cannot write the record folder `{}`: {e}", out.display())),
-    )?;
+    write_folder_atomically(out, &[("record.bin", &bytes), ("manifest.json", manifest_text.as_bytes())])
+        .map_err(|e| format!("cannot write the record folder `{}`: {e}", out.display()))?;
     Ok(Written { dir: normalize(out), record_bytes: bytes.len(), digest, body: body.clone(), manifest })
 }
 

@@ -4,9 +4,13 @@
 //! [`FileLoader`], runs the queries of `stalwart-sema` and `stalwart-lower`, and writes record
 //! folders atomically (`output`). It has no logic of analysis of its own.
 
+pub mod check;
 pub mod compile;
 pub mod database;
 pub mod output;
+pub mod rules;
 
 pub use compile::{COMPILER_VERSION, CompileOptions, CompileOutcome, Written, compile_agent, default_out_dir};
 pub use database::{Database, DiskLoader, FileLoader, MemoryLoader};
+pub use check::{CheckRequest, InputError, ReportRequest, run_check, run_report};
+pub use rules::{Inspected, compile_rules, inspect_rules};

@@ -181,7 +181,7 @@ fn differ(schema: &Json, value: &Json) -> Option<String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 8000, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
 
     #[test]
     fn generated_schemas_agree_with_jsonschema(schema in schema(), value in value()) {

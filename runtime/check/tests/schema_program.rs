@@ -1,7 +1,11 @@
 //! The schema program evaluated over hand-built records: broken programs (missing nodes, cycles,
 //! bad patterns) give faults, never panics; the value arena helpers compare as JSON Schema does.
 
-#![allow(clippy::unwrap_used, clippy::panic, reason = "test helpers fail the test loudly")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::panic,
+    reason = "test helpers fail the test loudly"
+)]
 
 use rkyv::rancor::Error;
 use serde_json::{Map, Value as Json, json};
@@ -11,6 +15,8 @@ use stalwart_runtime::schema::{
 };
 use stalwart_runtime::value::{json_equals, number_equals, to_json};
 
+/// Archives a body with rkyv alone: bytecheck passes, but the record loader's index checks do not
+/// run, so these tests can hand the runtime programs that point outside their arenas.
 fn archive(values: Vec<Value>, schema_nodes: Vec<SchemaNode>) -> rkyv::util::AlignedVec {
     let body = RecordBody {
         values,

@@ -142,7 +142,7 @@ pub enum Period {
 
 /// One tool of the catalogue with every field of DESIGN §2.2.
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
 #[rkyv(derive(Debug))]
 pub struct Tool {
     pub name: String,
