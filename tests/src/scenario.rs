@@ -198,7 +198,8 @@ fn compare(label: &str, check: &Check, expect: &Value) -> Vec<String> {
 }
 
 /// Edits the history as JSON: `{entry: N, set: {field: value}}`, `{remove: N}`,
-/// `{swap: [A, B]}`, `{truncate: N}` (keep the first N entries), `{splice_from: <session JSON>}`.
+/// `{swap: [A, B]}`, `{truncate: N, append: [I, ...]}` (keep the first N entries, then append
+/// copies of the original entries I, ...).
 fn tamper(session: &Session, edit: &Value) -> Result<Session, String> {
     let mut json = session.to_json();
     let entries = json.get_mut("entries").and_then(Value::as_array_mut).ok_or("the history has no entries")?;
@@ -218,7 +219,11 @@ fn tamper(session: &Session, edit: &Value) -> Result<Session, String> {
             entries.swap(a, b);
         }
     } else if let Some(n) = edit.get("truncate").and_then(Value::as_u64) {
+        let original = entries.clone();
         entries.truncate(n as usize);
+        for i in edit.get("append").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_u64) {
+            entries.extend(original.get(i as usize).cloned());
+        }
     } else {
         return Err(format!("unknown tamper {edit}"));
     }

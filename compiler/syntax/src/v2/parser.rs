@@ -246,14 +246,13 @@ fn translate(
             "unexpected text",
         ),
         ParseError::UnrecognizedEof { location, expected } => {
-            if expected.iter().any(|e| e.trim_matches('"') == "indent") {
-                if let Some(&(l, tok, r)) = toks.last() {
-                    // Report as if the block's next line came right after its last token.
-                    let mut extended = toks.to_vec();
-                    extended.push((r, Tok::Dedent, r));
-                    let _ = (l, tok);
-                    return unexpected(&extended, text, file, (r, Tok::Dedent, r), &expected);
-                }
+            if expected.iter().any(|e| e.trim_matches('"') == "indent")
+                && let Some(&(_, _, r)) = toks.last()
+            {
+                // Report as if the block's next line came right after its last token.
+                let mut extended = toks.to_vec();
+                extended.push((r, Tok::Dedent, r));
+                return unexpected(&extended, text, file, (r, Tok::Dedent, r), &expected);
             }
             Diagnostic::error(
                 codes::UNEXPECTED_END,
