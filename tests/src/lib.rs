@@ -9,7 +9,10 @@ use std::sync::OnceLock;
 
 /// The workspace root.
 pub fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
 }
 
 /// `examples/shop`.
@@ -22,14 +25,21 @@ pub fn stalwart_bin() -> &'static Path {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
         let exe = std::env::current_exe().unwrap_or_default();
-        let profile_dir = exe.parent().and_then(Path::parent).map(Path::to_path_buf).unwrap_or_default();
+        let profile_dir = exe
+            .parent()
+            .and_then(Path::parent)
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
         let bin = profile_dir.join(format!("stalwart{}", std::env::consts::EXE_SUFFIX));
         if !bin.exists() {
             let status = Command::new(env!("CARGO"))
                 .args(["build", "-p", "stalwart-cli"])
                 .current_dir(workspace())
                 .status();
-            assert!(status.map(|s| s.success()).unwrap_or(false), "building stalwart-cli failed");
+            assert!(
+                status.map(|s| s.success()).unwrap_or(false),
+                "building stalwart-cli failed"
+            );
         }
         bin
     })
@@ -37,7 +47,11 @@ pub fn stalwart_bin() -> &'static Path {
 
 /// Runs `stalwart` with arguments in a folder.
 pub fn run(dir: &Path, args: &[&str]) -> Output {
-    match Command::new(stalwart_bin()).args(args).current_dir(dir).output() {
+    match Command::new(stalwart_bin())
+        .args(args)
+        .current_dir(dir)
+        .output()
+    {
         Ok(out) => out,
         Err(e) => panic!("cannot run {}: {e}", stalwart_bin().display()),
     }
@@ -46,7 +60,8 @@ pub fn run(dir: &Path, args: &[&str]) -> Output {
 /// Copies a folder tree (for tests that edit a copy of the example).
 pub fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap_or_else(|e| panic!("mkdir {}: {e}", to.display()));
-    for entry in std::fs::read_dir(from).unwrap_or_else(|e| panic!("read {}: {e}", from.display())) {
+    for entry in std::fs::read_dir(from).unwrap_or_else(|e| panic!("read {}: {e}", from.display()))
+    {
         let entry = entry.unwrap_or_else(|e| panic!("{e}"));
         let name = entry.file_name();
         if name == ".stalwart" || name == "__pycache__" {
@@ -56,7 +71,8 @@ pub fn copy_tree(from: &Path, to: &Path) {
         if path.is_dir() {
             copy_tree(&path, &to.join(&name));
         } else {
-            std::fs::copy(&path, to.join(&name)).unwrap_or_else(|e| panic!("copy {}: {e}", path.display()));
+            std::fs::copy(&path, to.join(&name))
+                .unwrap_or_else(|e| panic!("copy {}: {e}", path.display()));
         }
     }
 }

@@ -19,15 +19,27 @@ pub fn run_scenario(path: &Path) -> Result<usize, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let parsed = stalwart_agent::parse_yaml_value(FileId(0), &text);
     if let Some(d) = parsed.diagnostics.first() {
-        return Err(format!("{}: not a YAML scenario: {}", path.display(), d.message));
+        return Err(format!(
+            "{}: not a YAML scenario: {}",
+            path.display(),
+            d.message
+        ));
     }
-    let doc = parsed.value.ok_or_else(|| format!("{}: empty scenario", path.display()))?;
+    let doc = parsed
+        .value
+        .ok_or_else(|| format!("{}: empty scenario", path.display()))?;
     let dir = path.parent().unwrap_or(Path::new("."));
     let record = load_record(dir, &doc)?;
     let body = record.body();
     let session_spec = doc.get("session").cloned().unwrap_or(Value::Null);
-    let agent = session_spec.get("agent").and_then(Value::as_str).unwrap_or_default();
-    let id = session_spec.get("id").and_then(Value::as_str).unwrap_or("scenario");
+    let agent = session_spec
+        .get("agent")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let id = session_spec
+        .get("id")
+        .and_then(Value::as_str)
+        .unwrap_or("scenario");
     let mut session = Session::new(agent, id);
     let mut now = match doc.get("now").and_then(Value::as_str) {
         Some(t) => parse_time(t).ok_or_else(|| format!("bad `now`: {t}"))?,
@@ -43,10 +55,18 @@ pub fn run_scenario(path: &Path) -> Result<usize, String> {
     let key = Key::new("scenario", [42; 32], expires);
     let mut saved: BTreeMap<String, String> = BTreeMap::new();
     let mut failures = Vec::new();
-    let steps = doc.get("steps").and_then(Value::as_array).cloned().unwrap_or_default();
+    let steps = doc
+        .get("steps")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
     for (i, step) in steps.iter().enumerate() {
         let env = Env { key: &key, now };
-        let label = step.get("name").and_then(Value::as_str).map(str::to_string).unwrap_or_else(|| format!("step {}", i + 1));
+        let label = step
+            .get("name")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("step {}", i + 1));
         if let Some(text) = step.get("read").and_then(Value::as_str) {
             stalwart_runtime::read(env, &mut session, text);
         } else if let Some(text) = step.get("reply").and_then(Value::as_str) {
@@ -55,7 +75,11 @@ pub fn run_scenario(path: &Path) -> Result<usize, String> {
             now += seconds;
         } else if let Some(report) = step.get("report") {
             let n = report.get("step").and_then(Value::as_u64).unwrap_or(0) as u32;
-            let outcome = report.get("outcome").and_then(Value::as_str).and_then(Outcome::parse).ok_or("bad outcome")?;
+            let outcome = report
+                .get("outcome")
+                .and_then(Value::as_str)
+                .and_then(Outcome::parse)
+                .ok_or("bad outcome")?;
             let result = report.get("result").cloned();
             if let Err(e) = stalwart_runtime::report(env, &mut session, n, outcome, result) {
                 failures.push(format!("{label}: report refused: {e}"));
@@ -65,26 +89,35 @@ pub fn run_scenario(path: &Path) -> Result<usize, String> {
         } else if let Some(spec) = step.get("check") {
             let call = call_from(spec, &saved);
             let check = stalwart_runtime::check_tool_call(body, env, &mut session, &call);
-            if let Some(name) = step.get("save").and_then(Value::as_str) {
-                if let Some(token) = &check.confirmation {
+            if let Some(name) = step.get("save").and_then(Value::as_str)
+                && let Some(token) = &check.confirmation {
                     saved.insert(name.to_string(), token.clone());
                 }
-            }
             if let Some(expect) = step.get("expect") {
                 failures.extend(compare(&label, &check, expect));
             }
-            if step.get("history_roundtrip").and_then(Value::as_bool).unwrap_or(true) {
+            if step
+                .get("history_roundtrip")
+                .and_then(Value::as_bool)
+                .unwrap_or(true)
+            {
                 let json = session.to_json();
                 let back = Session::from_json(json.clone()).unwrap_or_else(|| Session::new("", ""));
                 if back.to_json() != json || back.tampered {
-                    failures.push(format!("{label}: the history did not round-trip through JSON"));
+                    failures.push(format!(
+                        "{label}: the history did not round-trip through JSON"
+                    ));
                 }
             }
         } else {
             return Err(format!("{label}: unknown step {step}"));
         }
     }
-    if failures.is_empty() { Ok(steps.len()) } else { Err(format!("{}:\n  {}", path.display(), failures.join("\n  "))) }
+    if failures.is_empty() {
+        Ok(steps.len())
+    } else {
+        Err(format!("{}:\n  {}", path.display(), failures.join("\n  ")))
+    }
 }
 
 fn load_record(dir: &Path, doc: &Value) -> Result<Record, String> {
@@ -95,7 +128,9 @@ fn load_record(dir: &Path, doc: &Value) -> Result<Record, String> {
         let outcome = stalwart_driver::compile_agent(
             Arc::new(stalwart_driver::DiskLoader),
             &agent_path,
-            &stalwart_driver::CompileOptions { out: Some(target.clone()) },
+            &stalwart_driver::CompileOptions {
+                out: Some(target.clone()),
+            },
         );
         if outcome.has_errors() {
             return Err(format!(
@@ -110,14 +145,21 @@ fn load_record(dir: &Path, doc: &Value) -> Result<Record, String> {
     if let Some(folder) = doc.get("record").and_then(Value::as_str) {
         return Record::read(dir.join(folder).join("record.bin")).map_err(|e| e.to_string());
     }
-    Err("a scenario names `agent:` (an agent.yaml to compile) or `record:` (a record folder)".into())
+    Err(
+        "a scenario names `agent:` (an agent.yaml to compile) or `record:` (a record folder)"
+            .into(),
+    )
 }
 
 fn call_from(spec: &Value, saved: &BTreeMap<String, String>) -> Call {
     let map_of_strings = |key: &str| -> BTreeMap<String, String> {
         spec.get(key)
             .and_then(Value::as_object)
-            .map(|m| m.iter().filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string()))).collect())
+            .map(|m| {
+                m.iter()
+                    .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+                    .collect()
+            })
             .unwrap_or_default()
     };
     let labels = spec
@@ -126,24 +168,55 @@ fn call_from(spec: &Value, saved: &BTreeMap<String, String>) -> Call {
         .map(|m| {
             m.iter()
                 .map(|(k, v)| {
-                    let list = v.as_array().map(|a| a.iter().filter_map(|x| x.as_str().map(str::to_string)).collect()).unwrap_or_default();
+                    let list = v
+                        .as_array()
+                        .map(|a| {
+                            a.iter()
+                                .filter_map(|x| x.as_str().map(str::to_string))
+                                .collect()
+                        })
+                        .unwrap_or_default();
                     (k.clone(), list)
                 })
                 .collect()
         })
         .unwrap_or_default();
-    let confirmation = spec.get("confirmation").and_then(Value::as_str).map(|t| match t.strip_prefix('$') {
-        Some(name) => saved.get(name).cloned().unwrap_or_else(|| format!("<no token saved as {name}>")),
-        None => t.to_string(),
-    });
+    let confirmation =
+        spec.get("confirmation")
+            .and_then(Value::as_str)
+            .map(|t| match t.strip_prefix('$') {
+                Some(name) => saved
+                    .get(name)
+                    .cloned()
+                    .unwrap_or_else(|| format!("<no token saved as {name}>")),
+                None => t.to_string(),
+            });
     Call {
-        tool: spec.get("tool").and_then(Value::as_str).unwrap_or_default().to_string(),
-        agent: spec.get("agent").and_then(Value::as_str).map(str::to_string),
-        arguments: spec.get("args").and_then(Value::as_object).cloned().unwrap_or_default(),
+        tool: spec
+            .get("tool")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string(),
+        agent: spec
+            .get("agent")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        arguments: spec
+            .get("args")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default(),
         origins: map_of_strings("origins"),
         labels,
-        context: spec.get("context").and_then(Value::as_object).cloned().unwrap_or_default(),
-        intent: spec.get("intent").and_then(Value::as_str).map(str::to_string),
+        context: spec
+            .get("context")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default(),
+        intent: spec
+            .get("intent")
+            .and_then(Value::as_str)
+            .map(str::to_string),
         confirmation,
         undoes: spec.get("undoes").and_then(Value::as_u64).map(|s| s as u32),
     }
@@ -155,22 +228,28 @@ fn call_from(spec: &Value, saved: &BTreeMap<String, String>) -> Call {
 fn compare(label: &str, check: &Check, expect: &Value) -> Vec<String> {
     let mut out = Vec::new();
     let got = check.to_json();
-    if let Some(d) = expect.get("decision") {
-        if got["decision"] != *d {
-            out.push(format!("{label}: decision {} (expected {d}); got {got}", got["decision"]));
+    if let Some(d) = expect.get("decision")
+        && got["decision"] != *d {
+            out.push(format!(
+                "{label}: decision {} (expected {d}); got {got}",
+                got["decision"]
+            ));
         }
-    }
-    if let Some(r) = expect.get("reasons") {
-        if got["reasons"] != *r {
-            out.push(format!("{label}: reasons {} (expected {r}); got {got}", got["reasons"]));
+    if let Some(r) = expect.get("reasons")
+        && got["reasons"] != *r {
+            out.push(format!(
+                "{label}: reasons {} (expected {r}); got {got}",
+                got["reasons"]
+            ));
         }
-    }
     if let Some(Value::Object(detail)) = expect.get("detail") {
         for (k, v) in detail {
             match check.detail.get(k) {
                 Some(actual) if actual == v => {}
                 Some(actual) => out.push(format!("{label}: detail.{k} = {actual} (expected {v})")),
-                None => out.push(format!("{label}: detail.{k} is missing (expected {v}); got {got}")),
+                None => out.push(format!(
+                    "{label}: detail.{k} is missing (expected {v}); got {got}"
+                )),
             }
         }
     }
@@ -182,17 +261,27 @@ fn compare(label: &str, check: &Check, expect: &Value) -> Vec<String> {
         }
     }
     if let Some(Value::String(fragment)) = expect.get("question_contains") {
-        let q = check.detail.get("question").and_then(Value::as_str).unwrap_or("");
+        let q = check
+            .detail
+            .get("question")
+            .and_then(Value::as_str)
+            .unwrap_or("");
         if !q.contains(fragment.as_str()) {
-            out.push(format!("{label}: the question `{q}` does not contain `{fragment}`"));
+            out.push(format!(
+                "{label}: the question `{q}` does not contain `{fragment}`"
+            ));
         }
     }
-    for (key, present) in [("confirmation", check.confirmation.is_some()), ("idempotency_key", check.idempotency_key.is_some())] {
-        if let Some(Value::Bool(want)) = expect.get(key) {
-            if *want != present {
-                out.push(format!("{label}: {key} present = {present} (expected {want})"));
+    for (key, present) in [
+        ("confirmation", check.confirmation.is_some()),
+        ("idempotency_key", check.idempotency_key.is_some()),
+    ] {
+        if let Some(Value::Bool(want)) = expect.get(key)
+            && *want != present {
+                out.push(format!(
+                    "{label}: {key} present = {present} (expected {want})"
+                ));
             }
-        }
     }
     out
 }
@@ -202,9 +291,17 @@ fn compare(label: &str, check: &Check, expect: &Value) -> Vec<String> {
 /// copies of the original entries I, ...).
 fn tamper(session: &Session, edit: &Value) -> Result<Session, String> {
     let mut json = session.to_json();
-    let entries = json.get_mut("entries").and_then(Value::as_array_mut).ok_or("the history has no entries")?;
-    if let (Some(n), Some(Value::Object(set))) = (edit.get("entry").and_then(Value::as_u64), edit.get("set")) {
-        let entry = entries.get_mut(n as usize).and_then(Value::as_object_mut).ok_or("no such entry")?;
+    let entries = json
+        .get_mut("entries")
+        .and_then(Value::as_array_mut)
+        .ok_or("the history has no entries")?;
+    if let (Some(n), Some(Value::Object(set))) =
+        (edit.get("entry").and_then(Value::as_u64), edit.get("set"))
+    {
+        let entry = entries
+            .get_mut(n as usize)
+            .and_then(Value::as_object_mut)
+            .ok_or("no such entry")?;
         for (k, v) in set {
             entry.insert(k.clone(), v.clone());
         }
@@ -221,7 +318,13 @@ fn tamper(session: &Session, edit: &Value) -> Result<Session, String> {
     } else if let Some(n) = edit.get("truncate").and_then(Value::as_u64) {
         let original = entries.clone();
         entries.truncate(n as usize);
-        for i in edit.get("append").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_u64) {
+        for i in edit
+            .get("append")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_u64)
+        {
             entries.extend(original.get(i as usize).cloned());
         }
     } else {

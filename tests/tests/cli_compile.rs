@@ -17,7 +17,11 @@ fn the_shop_compiles_to_the_same_bytes_twice() {
     let second = run(tmp.path(), &["compile", agent, "-o", b.to_str().unwrap()]);
     assert_eq!(second.status.code(), Some(0), "stderr: {}", stderr(&second));
     for file in ["record.bin", "manifest.json"] {
-        assert_eq!(std::fs::read(a.join(file)).unwrap(), std::fs::read(b.join(file)).unwrap(), "{file} differs");
+        assert_eq!(
+            std::fs::read(a.join(file)).unwrap(),
+            std::fs::read(b.join(file)).unwrap(),
+            "{file} differs"
+        );
     }
     let printed = stdout(&first);
     assert!(printed.starts_with("Compiled "), "{printed}");
@@ -29,19 +33,39 @@ fn the_shops_record_holds_the_declarations_of_design_10() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
     let agent = shop().join("agent.yaml");
-    let res = run(tmp.path(), &["compile", agent.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    let res = run(
+        tmp.path(),
+        &[
+            "compile",
+            agent.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ],
+    );
     assert_eq!(res.status.code(), Some(0), "stderr: {}", stderr(&res));
-    let record = Record::open(&out.join("record.bin")).unwrap();
+    let record = Record::open(out.join("record.bin")).unwrap();
     let body = record.to_body().unwrap();
     let names: Vec<&str> = body.tools.iter().map(|t| t.name.as_str()).collect();
-    assert_eq!(names, ["charge_card", "get_order", "read_inbox", "refund_card", "send_receipt"]);
+    assert_eq!(
+        names,
+        [
+            "charge_card",
+            "get_order",
+            "read_inbox",
+            "refund_card",
+            "send_receipt"
+        ]
+    );
     let idx = |n: &str| names.iter().position(|x| *x == n).unwrap() as u32;
     let tool = |n: &str| &body.tools[idx(n) as usize];
 
     let get_order = tool("get_order");
     assert_eq!(get_order.effects, Effects::Reads);
     assert_eq!(get_order.argument_names, ["order_id"]);
-    assert_eq!(get_order.result_fields, ["order_id", "status", "card", "total"]);
+    assert_eq!(
+        get_order.result_fields,
+        ["order_id", "status", "card", "total"]
+    );
     assert!(!get_order.reads_outside && !get_order.sends_out);
 
     let read_inbox = tool("read_inbox");
@@ -55,13 +79,19 @@ fn the_shops_record_holds_the_declarations_of_design_10() {
     assert_eq!(charge.argument_names, ["order_id", "amount"]);
     assert_eq!(charge.after.len(), 1);
     assert_eq!(charge.after[0].tool, idx("get_order"));
-    assert_eq!(charge.after[0].bind, [("order_id".to_string(), "order_id".to_string())]);
+    assert_eq!(
+        charge.after[0].bind,
+        [("order_id".to_string(), "order_id".to_string())]
+    );
     assert_eq!(charge.at_most.map(|a| (a.count, a.per)), Some((1, None)));
     assert_eq!(
         charge.undo,
         Undo::Tool {
             tool: idx("refund_card"),
-            bind: vec![("order_id".into(), "order_id".into()), ("amount".into(), "amount".into())]
+            bind: vec![
+                ("order_id".into(), "order_id".into()),
+                ("amount".into(), "amount".into())
+            ]
         }
     );
     assert_eq!(charge.idempotency, Idempotency::None);
@@ -73,7 +103,10 @@ fn the_shops_record_holds_the_declarations_of_design_10() {
     assert!(receipt.sends_out && receipt.irreversible);
     assert_eq!(receipt.idempotency, Idempotency::Key("order_id".into()));
     assert_eq!(receipt.after[0].tool, idx("charge_card"));
-    assert_eq!(receipt.after[0].bind, [("order_id".to_string(), "order_id".to_string())]);
+    assert_eq!(
+        receipt.after[0].bind,
+        [("order_id".to_string(), "order_id".to_string())]
+    );
     assert!(receipt.result.is_none());
 
     let refund = tool("refund_card");
@@ -83,13 +116,22 @@ fn the_shops_record_holds_the_declarations_of_design_10() {
     assert_eq!(refund.idempotency, Idempotency::None);
     assert!(refund.result.is_none() && !refund.irreversible && refund.after.is_empty());
 
-    let agents: Vec<(&str, Vec<u32>)> = body.agents.iter().map(|a| (a.name.as_str(), a.tools.clone())).collect();
+    let agents: Vec<(&str, Vec<u32>)> = body
+        .agents
+        .iter()
+        .map(|a| (a.name.as_str(), a.tools.clone()))
+        .collect();
     assert_eq!(
         agents,
         [
             ("billing", vec![idx("refund_card")]),
             ("desk", {
-                let mut v = vec![idx("get_order"), idx("charge_card"), idx("send_receipt"), idx("read_inbox")];
+                let mut v = vec![
+                    idx("get_order"),
+                    idx("charge_card"),
+                    idx("send_receipt"),
+                    idx("read_inbox"),
+                ];
                 v.sort();
                 v
             })
@@ -104,11 +146,36 @@ fn the_shops_record_holds_the_declarations_of_design_10() {
 
 /// Each edit of the shop's agent.yaml, and the `file:line:col` and code its diagnostic must name.
 const BAD_EDITS: &[(&str, &str, &str, &str)] = &[
-    ("tools: [refund_card]", "tools: [refund_cart]", "agent.yaml:10:13", "E01"),
-    ("hands_off_to: [billing]", "hands_off_to: [biling]", "agent.yaml:6:20", "E01"),
-    ("on_unread: refuse", "on_unread: maybe", "agent.yaml:7:16", "E01"),
-    ("privilege: high", "privilidge: high", "agent.yaml:9:5", "E01"),
-    ("  - python: shop.tools", "  - python: shop.toolz", "agent.yaml:12:15", "E0501"),
+    (
+        "tools: [refund_card]",
+        "tools: [refund_cart]",
+        "agent.yaml:10:13",
+        "E01",
+    ),
+    (
+        "hands_off_to: [billing]",
+        "hands_off_to: [biling]",
+        "agent.yaml:6:20",
+        "E01",
+    ),
+    (
+        "on_unread: refuse",
+        "on_unread: maybe",
+        "agent.yaml:7:16",
+        "E01",
+    ),
+    (
+        "privilege: high",
+        "privilidge: high",
+        "agent.yaml:9:5",
+        "E01",
+    ),
+    (
+        "  - python: shop.tools",
+        "  - python: shop.toolz",
+        "agent.yaml:12:15",
+        "E0501",
+    ),
 ];
 
 #[test]
@@ -121,13 +188,22 @@ fn bad_agent_yaml_exits_2_names_the_place_and_writes_nothing() {
         assert!(yaml.contains(from), "{from}");
         std::fs::write(dir.join("agent.yaml"), yaml.replace(from, to)).unwrap();
         let out = tmp.path().join("out");
-        let res = run(&dir, &["compile", "agent.yaml", "-o", out.to_str().unwrap()]);
+        let res = run(
+            &dir,
+            &["compile", "agent.yaml", "-o", out.to_str().unwrap()],
+        );
         let err = stderr(&res);
         assert_eq!(res.status.code(), Some(2), "{to}: {err}");
         assert!(err.contains(place), "{to}: expected {place} in:\n{err}");
-        assert!(err.contains(&format!("error[{code}")), "{to}: expected code {code} in:\n{err}");
+        assert!(
+            err.contains(&format!("error[{code}")),
+            "{to}: expected code {code} in:\n{err}"
+        );
         assert!(!out.exists(), "{to}: an output folder was written");
-        assert!(!dir.join(".stalwart").exists(), "{to}: a default output folder was written");
+        assert!(
+            !dir.join(".stalwart").exists(),
+            "{to}: a default output folder was written"
+        );
     }
 }
 
@@ -136,7 +212,11 @@ fn a_missing_agent_yaml_exits_2() {
     let tmp = tempfile::tempdir().unwrap();
     let res = run(tmp.path(), &["compile", "nowhere/agent.yaml"]);
     assert_eq!(res.status.code(), Some(2));
-    assert!(stderr(&res).contains("cannot read `nowhere/agent.yaml`"), "{}", stderr(&res));
+    assert!(
+        stderr(&res).contains("cannot read `nowhere/agent.yaml`"),
+        "{}",
+        stderr(&res)
+    );
 }
 
 #[test]
@@ -145,12 +225,21 @@ fn json_diagnostics_are_one_object_per_line_with_place_and_code() {
     let dir = tmp.path().join("shop");
     copy_tree(&shop(), &dir);
     let yaml = std::fs::read_to_string(dir.join("agent.yaml")).unwrap();
-    std::fs::write(dir.join("agent.yaml"), yaml.replace("tools: [refund_card]", "tools: [refund_cart]")).unwrap();
+    std::fs::write(
+        dir.join("agent.yaml"),
+        yaml.replace("tools: [refund_card]", "tools: [refund_cart]"),
+    )
+    .unwrap();
     let res = run(&dir, &["compile", "agent.yaml", "--format", "json"]);
     assert_eq!(res.status.code(), Some(2));
-    let lines: Vec<serde_json::Value> =
-        stdout(&res).lines().map(|l| serde_json::from_str(l).expect("each line is JSON")).collect();
-    let d = lines.iter().find(|d| d["message"].as_str().unwrap_or("").contains("refund_cart")).expect("a diagnostic on refund_cart");
+    let lines: Vec<serde_json::Value> = stdout(&res)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("each line is JSON"))
+        .collect();
+    let d = lines
+        .iter()
+        .find(|d| d["message"].as_str().unwrap_or("").contains("refund_cart"))
+        .expect("a diagnostic on refund_cart");
     assert_eq!(d["file"], "agent.yaml");
     assert_eq!(d["start"]["line"], 10);
     assert_eq!(d["start"]["column"], 13);

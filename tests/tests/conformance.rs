@@ -12,7 +12,11 @@ fn every_conformance_scenario_answers_as_expected() {
         .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
         .collect();
     files.sort();
-    assert!(files.len() >= 3, "the scenarios are missing from {}", dir.display());
+    assert!(
+        files.len() >= 3,
+        "the scenarios are missing from {}",
+        dir.display()
+    );
     let mut failures = Vec::new();
     let mut steps = 0;
     for f in &files {

@@ -13,10 +13,25 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("stalwart-syntax", &["stalwart-diagnostics"]),
     ("stalwart-agent", &["stalwart-diagnostics"]),
     ("stalwart-db", &["stalwart-diagnostics"]),
-    ("stalwart-sema", &["stalwart-diagnostics", "stalwart-db", "stalwart-agent", "stalwart-syntax"]),
+    (
+        "stalwart-sema",
+        &[
+            "stalwart-diagnostics",
+            "stalwart-db",
+            "stalwart-agent",
+            "stalwart-syntax",
+        ],
+    ),
     (
         "stalwart-lower",
-        &["stalwart-diagnostics", "stalwart-db", "stalwart-agent", "stalwart-syntax", "stalwart-sema", "stalwart-record"],
+        &[
+            "stalwart-diagnostics",
+            "stalwart-db",
+            "stalwart-agent",
+            "stalwart-syntax",
+            "stalwart-sema",
+            "stalwart-record",
+        ],
     ),
     (
         "stalwart-driver",
@@ -31,21 +46,43 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "stalwart-runtime",
         ],
     ),
-    ("stalwart-cli", &["stalwart-driver", "stalwart-diagnostics", "stalwart-record", "stalwart-runtime", "stalwart-syntax"]),
+    (
+        "stalwart-cli",
+        &[
+            "stalwart-driver",
+            "stalwart-diagnostics",
+            "stalwart-record",
+            "stalwart-runtime",
+            "stalwart-syntax",
+        ],
+    ),
     (
         "stalwart-tests",
-        &["stalwart-agent", "stalwart-diagnostics", "stalwart-driver", "stalwart-record", "stalwart-runtime"],
+        &[
+            "stalwart-agent",
+            "stalwart-diagnostics",
+            "stalwart-driver",
+            "stalwart-record",
+            "stalwart-runtime",
+        ],
     ),
 ];
 
 /// Extra edges allowed only as dev-dependencies (tests that cross a boundary on purpose).
-const ALLOWED_DEV: &[(&str, &[&str])] = &[
-    ("stalwart-lower", &["stalwart-runtime"]),
-];
+const ALLOWED_DEV: &[(&str, &[&str])] = &[("stalwart-lower", &["stalwart-runtime"])];
 
 /// Crates the runtime side must never depend on, directly or not.
-const NOT_IN_RUNTIME: &[&str] =
-    &["salsa", "saphyr", "serde_yaml", "z3", "lalrpop", "lalrpop-util", "logos", "codespan-reporting", "tree-sitter"];
+const NOT_IN_RUNTIME: &[&str] = &[
+    "salsa",
+    "saphyr",
+    "serde_yaml",
+    "z3",
+    "lalrpop",
+    "lalrpop-util",
+    "logos",
+    "codespan-reporting",
+    "tree-sitter",
+];
 
 fn metadata(no_deps: bool) -> serde_json::Value {
     let mut cmd = Command::new(env!("CARGO"));
@@ -55,7 +92,11 @@ fn metadata(no_deps: bool) -> serde_json::Value {
     }
     cmd.current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
     let out = cmd.output().expect("cargo metadata runs");
-    assert!(out.status.success(), "cargo metadata failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "cargo metadata failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).expect("cargo metadata prints JSON")
 }
 
@@ -70,7 +111,9 @@ fn workspace_crates_depend_only_along_the_allowed_layers() {
         let name = package["name"].as_str().unwrap();
         seen.insert(name.to_string());
         let Some(ok) = allowed.get(name) else {
-            violations.push(format!("`{name}` is not in the layering table: add it deliberately"));
+            violations.push(format!(
+                "`{name}` is not in the layering table: add it deliberately"
+            ));
             continue;
         };
         for dep in package["dependencies"].as_array().unwrap() {
@@ -79,15 +122,26 @@ fn workspace_crates_depend_only_along_the_allowed_layers() {
                 continue;
             }
             let is_dev = dep["kind"].as_str() == Some("dev");
-            let dev_ok = allowed_dev.get(name).is_some_and(|d| d.contains(&dep_name));
-            if !ok.contains(&dep_name) && !(is_dev && dev_ok) {
-                violations.push(format!("`{name}` → `{dep_name}`{} is not an allowed edge", if is_dev { " (dev)" } else { "" }));
+            let allowed_edge = ok.contains(&dep_name)
+                || (is_dev && allowed_dev.get(name).is_some_and(|d| d.contains(&dep_name)));
+            if !allowed_edge {
+                violations.push(format!(
+                    "`{name}` → `{dep_name}`{} is not an allowed edge",
+                    if is_dev { " (dev)" } else { "" }
+                ));
             }
         }
     }
-    assert!(violations.is_empty(), "layering violations:\n{}", violations.join("\n"));
+    assert!(
+        violations.is_empty(),
+        "layering violations:\n{}",
+        violations.join("\n")
+    );
     for (name, _) in ALLOWED {
-        assert!(seen.contains(*name), "the layering table names `{name}`, which is not in the workspace");
+        assert!(
+            seen.contains(*name),
+            "the layering table names `{name}`, which is not in the workspace"
+        );
     }
 }
 
@@ -96,8 +150,10 @@ fn the_runtime_pulls_in_no_compiler_machinery() {
     let meta = metadata(false);
     let resolve = &meta["resolve"]["nodes"];
     let packages = meta["packages"].as_array().unwrap();
-    let name_of: BTreeMap<&str, &str> =
-        packages.iter().map(|p| (p["id"].as_str().unwrap(), p["name"].as_str().unwrap())).collect();
+    let name_of: BTreeMap<&str, &str> = packages
+        .iter()
+        .map(|p| (p["id"].as_str().unwrap(), p["name"].as_str().unwrap()))
+        .collect();
     let deps_of: BTreeMap<&str, Vec<(&str, bool)>> = resolve
         .as_array()
         .unwrap()
@@ -108,7 +164,11 @@ fn the_runtime_pulls_in_no_compiler_machinery() {
                 .unwrap()
                 .iter()
                 .map(|d| {
-                    let normal = d["dep_kinds"].as_array().unwrap().iter().any(|k| k["kind"].is_null());
+                    let normal = d["dep_kinds"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .any(|k| k["kind"].is_null());
                     (d["pkg"].as_str().unwrap(), normal)
                 })
                 .collect();
@@ -116,7 +176,11 @@ fn the_runtime_pulls_in_no_compiler_machinery() {
         })
         .collect();
     for root in ["stalwart-runtime", "stalwart-record"] {
-        let id = name_of.iter().find(|(_, n)| **n == root).map(|(id, _)| *id).unwrap();
+        let id = name_of
+            .iter()
+            .find(|(_, n)| **n == root)
+            .map(|(id, _)| *id)
+            .unwrap();
         let mut stack = vec![id];
         let mut reached = BTreeSet::new();
         while let Some(next) = stack.pop() {
@@ -128,7 +192,10 @@ fn the_runtime_pulls_in_no_compiler_machinery() {
         }
         let names: BTreeSet<&str> = reached.iter().map(|id| name_of[id]).collect();
         for forbidden in NOT_IN_RUNTIME {
-            assert!(!names.contains(forbidden), "`{root}` depends on `{forbidden}`");
+            assert!(
+                !names.contains(forbidden),
+                "`{root}` depends on `{forbidden}`"
+            );
         }
     }
 }

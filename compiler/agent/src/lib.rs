@@ -10,8 +10,8 @@ pub mod codes;
 
 mod catalogue;
 pub mod declaration;
-pub mod node;
 mod mcp;
+pub mod node;
 mod python;
 mod resolve;
 mod yaml;
@@ -60,5 +60,8 @@ pub fn resolve_agent(agent: &AgentFile, tools: &[ToolDecl]) -> Vec<Diagnostic> {
 /// tools that take YAML files which are not agent descriptions (scenario files, for one).
 pub fn parse_yaml_value(file: FileId, text: &str) -> Parse<Option<serde_json::Value>> {
     let parsed = yaml::to_node(file, text);
-    Parse { value: parsed.value.map(|n| n.to_json()), diagnostics: parsed.diagnostics }
+    Parse {
+        value: parsed.value.map(|n| n.to_json()),
+        diagnostics: parsed.diagnostics,
+    }
 }

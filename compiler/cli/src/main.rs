@@ -13,7 +13,11 @@ use stalwart_driver::{CompileOptions, DiskLoader};
 mod render;
 
 #[derive(Parser, Debug)]
-#[command(name = "stalwart", version, about = "Guard the tool calls of LLM agents, and prove the guard holds")]
+#[command(
+    name = "stalwart",
+    version,
+    about = "Guard the tool calls of LLM agents, and prove the guard holds"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -142,12 +146,22 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let code = match cli.command {
         Command::Compile { agent, out, format } => compile(agent, out, format),
-        Command::Rules { command: RulesCommand::Compile { rulebook, out, format } } => {
-            compile_rules(rulebook, out, format)
-        }
-        Command::Rules { command: RulesCommand::Inspect { files, format, colang } } => {
-            inspect(files, format, colang)
-        }
+        Command::Rules {
+            command:
+                RulesCommand::Compile {
+                    rulebook,
+                    out,
+                    format,
+                },
+        } => compile_rules(rulebook, out, format),
+        Command::Rules {
+            command:
+                RulesCommand::Inspect {
+                    files,
+                    format,
+                    colang,
+                },
+        } => inspect(files, format, colang),
         Command::Check {
             dir,
             agent,
@@ -193,8 +207,20 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Command::Report { dir, history, step, outcome, result } => {
-            let req = stalwart_driver::ReportRequest { dir, history, step, outcome, result };
+        Command::Report {
+            dir,
+            history,
+            step,
+            outcome,
+            result,
+        } => {
+            let req = stalwart_driver::ReportRequest {
+                dir,
+                history,
+                step,
+                outcome,
+                result,
+            };
             match stalwart_driver::run_report(&req) {
                 Ok(()) => 0,
                 Err(e) => {
@@ -209,7 +235,8 @@ fn main() -> ExitCode {
 }
 
 fn compile(agent: PathBuf, out: Option<PathBuf>, format: Format) -> u8 {
-    let outcome = stalwart_driver::compile_agent(Arc::new(DiskLoader), &agent, &CompileOptions { out });
+    let outcome =
+        stalwart_driver::compile_agent(Arc::new(DiskLoader), &agent, &CompileOptions { out });
     if let Some(message) = &outcome.fatal {
         render::fatal(message);
         return 2;
@@ -220,14 +247,21 @@ fn compile(agent: PathBuf, out: Option<PathBuf>, format: Format) -> u8 {
             if format == Format::Text {
                 print!("{}", render::compiled_summary(&agent, written));
             } else {
-                println!("{}", serde_json::json!({"compiled": written.dir.display().to_string(), "manifest": written.manifest}));
+                println!(
+                    "{}",
+                    serde_json::json!({"compiled": written.dir.display().to_string(), "manifest": written.manifest})
+                );
             }
             0
         }
         _ => {
             let errors = outcome.diagnostics.iter().filter(|d| d.is_error()).count();
             if format == Format::Text {
-                eprintln!("error: could not compile `{}` ({errors} error{}); nothing was written", agent.display(), if errors == 1 { "" } else { "s" });
+                eprintln!(
+                    "error: could not compile `{}` ({errors} error{}); nothing was written",
+                    agent.display(),
+                    if errors == 1 { "" } else { "s" }
+                );
             }
             2
         }
@@ -235,7 +269,13 @@ fn compile(agent: PathBuf, out: Option<PathBuf>, format: Format) -> u8 {
 }
 
 fn compile_rules(rulebook: PathBuf, out: Option<PathBuf>, format: Format) -> u8 {
-    let out = out.unwrap_or_else(|| rulebook.parent().unwrap_or(std::path::Path::new(".")).join(".stalwart").join("rules"));
+    let out = out.unwrap_or_else(|| {
+        rulebook
+            .parent()
+            .unwrap_or(std::path::Path::new("."))
+            .join(".stalwart")
+            .join("rules")
+    });
     let outcome = stalwart_driver::compile_rules(Arc::new(DiskLoader), &rulebook, &out);
     if let Some(message) = &outcome.fatal {
         render::fatal(message);
@@ -245,20 +285,28 @@ fn compile_rules(rulebook: PathBuf, out: Option<PathBuf>, format: Format) -> u8 
     match (&outcome.written, outcome.has_errors()) {
         (Some(written), false) => {
             if format == Format::Text {
-                let governed: Vec<&str> = written.body.tools.iter().map(|t| t.name.as_str()).collect();
+                let governed: Vec<&str> =
+                    written.body.tools.iter().map(|t| t.name.as_str()).collect();
                 println!(
                     "Compiled the rulebook {} into {} (record.bin: {} bytes); it governs {}",
                     rulebook.display(),
                     written.dir.display(),
                     written.record_bytes,
-                    if governed.is_empty() { "no tool".to_string() } else { governed.join(", ") }
+                    if governed.is_empty() {
+                        "no tool".to_string()
+                    } else {
+                        governed.join(", ")
+                    }
                 );
             }
             0
         }
         _ => {
             if format == Format::Text {
-                eprintln!("error: could not compile `{}`; nothing was written", rulebook.display());
+                eprintln!(
+                    "error: could not compile `{}`; nothing was written",
+                    rulebook.display()
+                );
             }
             2
         }
@@ -285,10 +333,15 @@ fn inspect(files: Vec<PathBuf>, format: Format, colang: Option<Colang>) -> u8 {
     match format {
         Format::Json => {
             if let [one] = inspected.as_slice() {
-                println!("{}", serde_json::to_string_pretty(&one.facts).unwrap_or_default());
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&one.facts).unwrap_or_default()
+                );
             } else {
-                let all: serde_json::Map<String, serde_json::Value> =
-                    inspected.iter().map(|i| (i.file.display().to_string(), i.facts.clone())).collect();
+                let all: serde_json::Map<String, serde_json::Value> = inspected
+                    .iter()
+                    .map(|i| (i.file.display().to_string(), i.facts.clone()))
+                    .collect();
                 println!("{}", serde_json::to_string_pretty(&all).unwrap_or_default());
             }
         }

@@ -42,12 +42,22 @@ pub fn compiled_summary(agent: &Path, written: &Written) -> String {
             extra.push(format!("model {m}"));
         }
         if !a.hands_off_to.is_empty() {
-            let to: Vec<&str> =
-                a.hands_off_to.iter().filter_map(|&i| body.agents.get(i as usize)).map(|a| a.name.as_str()).collect();
+            let to: Vec<&str> = a
+                .hands_off_to
+                .iter()
+                .filter_map(|&i| body.agents.get(i as usize))
+                .map(|a| a.name.as_str())
+                .collect();
             extra.push(format!("hands off to {}", to.join(", ")));
         }
         extra.push(format!("privilege {:?}", a.privilege).to_lowercase());
-        let _ = writeln!(out, "    {:<14} tools: {}; {}", a.name, tools.join(", "), extra.join("; "));
+        let _ = writeln!(
+            out,
+            "    {:<14} tools: {}; {}",
+            a.name,
+            tools.join(", "),
+            extra.join("; ")
+        );
     }
     let _ = writeln!(out, "  tools:");
     let width = body.tools.iter().map(|t| t.name.len()).max().unwrap_or(0);
@@ -91,9 +101,23 @@ fn declaration(body: &RecordBody, t: &stalwart_record::Tool) -> String {
         parts.push("confidential".into());
     }
     for a in &t.after {
-        let bind: Vec<String> = a.bind.iter().map(|(m, o)| if m == o { m.clone() } else { format!("{m}={o}") }).collect();
+        let bind: Vec<String> = a
+            .bind
+            .iter()
+            .map(|(m, o)| {
+                if m == o {
+                    m.clone()
+                } else {
+                    format!("{m}={o}")
+                }
+            })
+            .collect();
         let name = tool_name(body, a.tool).unwrap_or("?");
-        parts.push(if bind.is_empty() { format!("after {name}") } else { format!("after {name} ({})", bind.join(", ")) });
+        parts.push(if bind.is_empty() {
+            format!("after {name}")
+        } else {
+            format!("after {name} ({})", bind.join(", "))
+        });
     }
     for n in &t.not_after {
         parts.push(match n {
@@ -110,7 +134,9 @@ fn declaration(body: &RecordBody, t: &stalwart_record::Tool) -> String {
     match &t.undo {
         Undo::Unset => {}
         Undo::None => parts.push("undo none".into()),
-        Undo::Tool { tool, .. } => parts.push(format!("undo {}", tool_name(body, *tool).unwrap_or("?"))),
+        Undo::Tool { tool, .. } => {
+            parts.push(format!("undo {}", tool_name(body, *tool).unwrap_or("?")))
+        }
     }
     match &t.idempotency {
         Idempotency::None => {}
@@ -121,10 +147,15 @@ fn declaration(body: &RecordBody, t: &stalwart_record::Tool) -> String {
         parts.push(format!("{} check(s)", t.checks.len()));
     }
     if let Some(s) = &t.spend {
-        parts.push(format!("spend {} at most {} per {:?}", s.argument, s.at_most, s.per).to_lowercase());
+        parts.push(
+            format!("spend {} at most {} per {:?}", s.argument, s.at_most, s.per).to_lowercase(),
+        );
     }
     if t.schema_partial {
-        parts.push(format!("schema_partial ({})", t.schema_partial_keywords.join(", ")));
+        parts.push(format!(
+            "schema_partial ({})",
+            t.schema_partial_keywords.join(", ")
+        ));
     }
     if t.gate.governed {
         parts.push(format!("gated by {}", t.gate.flows.join(", ")));
@@ -141,7 +172,11 @@ pub fn inspected(file: &Path, facts: &serde_json::Value) -> String {
         let _ = writeln!(out, "  user intents: {}", users.len());
         for (name, examples) in users {
             let n = examples.as_array().map(Vec::len).unwrap_or(0);
-            let _ = writeln!(out, "    {name} ({n} example{})", if n == 1 { "" } else { "s" });
+            let _ = writeln!(
+                out,
+                "    {name} ({n} example{})",
+                if n == 1 { "" } else { "s" }
+            );
         }
     }
     if let Some(bots) = facts.get("bot_messages").and_then(|v| v.as_object()) {
@@ -153,16 +188,23 @@ pub fn inspected(file: &Path, facts: &serde_json::Value) -> String {
     if let Some(flows) = facts.get("flows").and_then(|v| v.as_array()) {
         let _ = writeln!(out, "  flows: {}", flows.len());
         for f in flows {
-            let name = f.get("id").or_else(|| f.get("name")).and_then(|v| v.as_str()).unwrap_or("");
-            let sub = if f.get("subflow").and_then(|v| v.as_bool()).unwrap_or(false) { " (subflow)" } else { "" };
+            let name = f
+                .get("id")
+                .or_else(|| f.get("name"))
+                .and_then(|v| v.as_str())
+                .unwrap_or("");
+            let sub = if f.get("subflow").and_then(|v| v.as_bool()).unwrap_or(false) {
+                " (subflow)"
+            } else {
+                ""
+            };
             let _ = writeln!(out, "    {name}{sub}");
         }
     }
-    if let Some(imports) = facts.get("imports").and_then(|v| v.as_array()) {
-        if !imports.is_empty() {
+    if let Some(imports) = facts.get("imports").and_then(|v| v.as_array())
+        && !imports.is_empty() {
             let names: Vec<&str> = imports.iter().filter_map(|i| i.as_str()).collect();
             let _ = writeln!(out, "  imports: {}", names.join(", "));
         }
-    }
     out
 }

@@ -25,7 +25,11 @@ pub struct Span {
 
 impl Span {
     pub fn new(file: FileId, start: u32, end: u32) -> Self {
-        Self { file, start, end: end.max(start) }
+        Self {
+            file,
+            start,
+            end: end.max(start),
+        }
     }
 
     /// The range as `usize`s.
@@ -103,7 +107,10 @@ impl Diagnostic {
             code,
             severity,
             message: message.into(),
-            primary: Label { span, message: String::new() },
+            primary: Label {
+                span,
+                message: String::new(),
+            },
             secondary: Vec::new(),
             notes: Vec::new(),
             help: None,
@@ -118,7 +125,10 @@ impl Diagnostic {
     }
 
     pub fn with_secondary(mut self, span: Span, message: impl Into<String>) -> Self {
-        self.secondary.push(Label { span, message: message.into() });
+        self.secondary.push(Label {
+            span,
+            message: message.into(),
+        });
         self
     }
 
@@ -132,8 +142,17 @@ impl Diagnostic {
         self
     }
 
-    pub fn with_fix(mut self, span: Span, replacement: impl Into<String>, message: impl Into<String>) -> Self {
-        self.fix = Some(Fix { span, replacement: replacement.into(), message: message.into() });
+    pub fn with_fix(
+        mut self,
+        span: Span,
+        replacement: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        self.fix = Some(Fix {
+            span,
+            replacement: replacement.into(),
+            message: message.into(),
+        });
         self
     }
 
@@ -175,36 +194,52 @@ impl Files {
 
     /// 1-based line and column (in characters) of a byte offset.
     pub fn line_col(&self, id: FileId, offset: u32) -> (u32, u32) {
-        let Some((_, _, text, starts)) = self.get(id) else { return (1, 1) };
+        let Some((_, _, text, starts)) = self.get(id) else {
+            return (1, 1);
+        };
         let offset = (offset as usize).min(text.len());
         let line = match starts.binary_search(&offset) {
             Ok(i) => i,
             Err(i) => i.saturating_sub(1),
         };
         let start = starts.get(line).copied().unwrap_or(0);
-        let col = text.get(start..offset).map(|s| s.chars().count()).unwrap_or(0);
+        let col = text
+            .get(start..offset)
+            .map(|s| s.chars().count())
+            .unwrap_or(0);
         (line as u32 + 1, col as u32 + 1)
     }
 }
 
 fn line_starts(text: &str) -> Vec<usize> {
-    std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect()
+    std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+        .collect()
 }
 
 /// Sorts diagnostics by file, position and code, the order every renderer prints them in.
 pub fn sort(diagnostics: &mut [Diagnostic]) {
     diagnostics.sort_by(|a, b| {
-        (a.primary.span.file, a.primary.span.start, a.code.id, &a.message).cmp(&(
-            b.primary.span.file,
-            b.primary.span.start,
-            b.code.id,
-            &b.message,
-        ))
+        (
+            a.primary.span.file,
+            a.primary.span.start,
+            a.code.id,
+            &a.message,
+        )
+            .cmp(&(
+                b.primary.span.file,
+                b.primary.span.start,
+                b.code.id,
+                &b.message,
+            ))
     });
 }
 
 /// Suggests the candidate nearest to `word` (edit distance at most a third of its length, at least 1).
-pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub fn did_you_mean<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     let limit = (word.chars().count() / 3).max(1);
     candidates
         .into_iter()
@@ -235,8 +270,14 @@ mod tests {
 
     #[test]
     fn did_you_mean_picks_the_nearest_key() {
-        assert_eq!(did_you_mean("toolz", ["tools", "agents", "facts"]), Some("tools"));
-        assert_eq!(did_you_mean("hands_of_to", ["hands_off_to", "tools"]), Some("hands_off_to"));
+        assert_eq!(
+            did_you_mean("toolz", ["tools", "agents", "facts"]),
+            Some("tools")
+        );
+        assert_eq!(
+            did_you_mean("hands_of_to", ["hands_off_to", "tools"]),
+            Some("hands_off_to")
+        );
         assert_eq!(did_you_mean("zzzzzz", ["tools", "agents"]), None);
     }
 

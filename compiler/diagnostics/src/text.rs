@@ -1,6 +1,8 @@
 //! Terminal rendering through codespan-reporting, rustc-like, ASCII only so snapshots are stable.
 
-use codespan_reporting::diagnostic::{Diagnostic as CsDiagnostic, Label as CsLabel, Severity as CsSeverity};
+use codespan_reporting::diagnostic::{
+    Diagnostic as CsDiagnostic, Label as CsLabel, Severity as CsSeverity,
+};
 use codespan_reporting::files::SimpleFiles;
 use codespan_reporting::term::{self, Chars, Config};
 
@@ -11,7 +13,10 @@ pub fn render_text(files: &Files, diagnostics: &[Diagnostic]) -> String {
     let mut simple = SimpleFiles::new();
     let mut ids: Vec<(FileId, usize)> = Vec::new();
     let mut out = String::new();
-    let config = Config { chars: Chars::ascii(), ..Config::default() };
+    let config = Config {
+        chars: Chars::ascii(),
+        ..Config::default()
+    };
     for d in diagnostics {
         let mut labels_of = |fid: FileId| -> usize {
             if let Some((_, i)) = ids.iter().find(|(f, _)| *f == fid) {
@@ -25,11 +30,13 @@ pub fn render_text(files: &Files, diagnostics: &[Diagnostic]) -> String {
         };
         let primary = labels_of(d.primary.span.file);
         let mut labels = vec![
-            CsLabel::primary(primary, clamp(files, d.primary.span)).with_message(d.primary.message.clone()),
+            CsLabel::primary(primary, clamp(files, d.primary.span))
+                .with_message(d.primary.message.clone()),
         ];
         for l in &d.secondary {
             let f = labels_of(l.span.file);
-            labels.push(CsLabel::secondary(f, clamp(files, l.span)).with_message(l.message.clone()));
+            labels
+                .push(CsLabel::secondary(f, clamp(files, l.span)).with_message(l.message.clone()));
         }
         let mut notes = d.notes.clone();
         if let Some(help) = &d.help {

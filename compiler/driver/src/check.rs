@@ -49,7 +49,11 @@ pub fn run_check(req: &CheckRequest) -> Result<Value, InputError> {
     let body = record.body();
     if !body.agents.is_empty() && !body.agents.iter().any(|a| a.name.as_str() == req.agent) {
         let names: Vec<&str> = body.agents.iter().map(|a| a.name.as_str()).collect();
-        return Err(InputError(format!("unknown agent `{}`: the record has {}", req.agent, names.join(", "))));
+        return Err(InputError(format!(
+            "unknown agent `{}`: the record has {}",
+            req.agent,
+            names.join(", ")
+        )));
     }
     let key = load_key(&req.dir)?;
     let now = now();
@@ -103,32 +107,61 @@ pub fn run_report(req: &ReportRequest) -> Result<(), InputError> {
     let _record = load_record(&req.dir)?;
     let key = load_key(&req.dir)?;
     let outcome = Outcome::parse(&req.outcome).ok_or_else(|| {
-        InputError(format!("unknown outcome `{}`: one of ran, failed, outcome_unknown, compensated", req.outcome))
+        InputError(format!(
+            "unknown outcome `{}`: one of ran, failed, outcome_unknown, compensated",
+            req.outcome
+        ))
     })?;
     let result = match &req.result {
-        Some(text) => Some(serde_json::from_str(text).map_err(|e| InputError(format!("--result is not JSON: {e}")))?),
+        Some(text) => Some(
+            serde_json::from_str(text)
+                .map_err(|e| InputError(format!("--result is not JSON: {e}")))?,
+        ),
         None => None,
     };
     if !req.history.exists() {
-        return Err(InputError(format!("no history at `{}`", req.history.display())));
+        return Err(InputError(format!(
+            "no history at `{}`",
+            req.history.display()
+        )));
     }
     let mut session = read_history(&req.history)?;
-    stalwart_runtime::report(Env { key: &key, now: now() }, &mut session, req.step, outcome, result)
-        .map_err(|e| InputError(format!("cannot report on call {}: {e}", req.step)))?;
+    stalwart_runtime::report(
+        Env {
+            key: &key,
+            now: now(),
+        },
+        &mut session,
+        req.step,
+        outcome,
+        result,
+    )
+    .map_err(|e| InputError(format!("cannot report on call {}: {e}", req.step)))?;
     write_history(&req.history, &session)
 }
 
 fn load_record(dir: &Path) -> Result<Record, InputError> {
-    let path = if dir.is_dir() { dir.join("record.bin") } else { dir.to_path_buf() };
-    Record::open(&path).map_err(|e| InputError(format!("cannot load the record `{}`: {e}", path.display())))
+    let path = if dir.is_dir() {
+        dir.join("record.bin")
+    } else {
+        dir.to_path_buf()
+    };
+    Record::open(&path)
+        .map_err(|e| InputError(format!("cannot load the record `{}`: {e}", path.display())))
 }
 
 /// Seconds since the epoch; `STALWART_NOW` (seconds) overrides the clock for reproducible runs.
 fn now() -> u64 {
-    if let Some(n) = std::env::var("STALWART_NOW").ok().and_then(|v| v.parse().ok()) {
+    if let Some(n) = std::env::var("STALWART_NOW")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
         return n;
     }
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
 }
 
 fn new_session_id(agent: &str, now: u64) -> String {
@@ -141,10 +174,10 @@ fn new_session_id(agent: &str, now: u64) -> String {
 
 fn random_bytes() -> [u8; 32] {
     let mut buf = [0u8; 32];
-    if let Ok(mut f) = std::fs::File::open("/dev/urandom") {
-        if f.read_exact(&mut buf).is_ok() {
-            return buf;
-        }
+    if let Ok(mut f) = std::fs::File::open("/dev/urandom")
+        && f.read_exact(&mut buf).is_ok()
+    {
+        return buf;
     }
     let mut h = blake3::Hasher::new();
     h.update(&std::process::id().to_le_bytes());
@@ -155,14 +188,20 @@ fn random_bytes() -> [u8; 32] {
 /// The key a check is signed with (see the module's doc for where it is looked for).
 pub fn load_key(dir: &Path) -> Result<Key, InputError> {
     let read = |path: &Path| -> Result<Key, InputError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| InputError(format!("cannot read the licence `{}`: {e}", path.display())))?;
-        Key::from_json(&text).map_err(|e| InputError(format!("the licence `{}`: {e}", path.display())))
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            InputError(format!("cannot read the licence `{}`: {e}", path.display()))
+        })?;
+        Key::from_json(&text)
+            .map_err(|e| InputError(format!("the licence `{}`: {e}", path.display())))
     };
     if let Some(path) = std::env::var_os("STALWART_LICENCE") {
         return read(Path::new(&path));
     }
-    let beside = if dir.is_dir() { dir.join("licence.json") } else { dir.with_file_name("licence.json") };
+    let beside = if dir.is_dir() {
+        dir.join("licence.json")
+    } else {
+        dir.with_file_name("licence.json")
+    };
     if beside.exists() {
         return read(&beside);
     }
@@ -176,7 +215,8 @@ pub fn load_key(dir: &Path) -> Result<Key, InputError> {
     }
     let key = Key::new("local", random_bytes(), now() + 365 * 86_400);
     if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| InputError(format!("cannot create `{}`: {e}", parent.display())))?;
+        std::fs::create_dir_all(parent)
+            .map_err(|e| InputError(format!("cannot create `{}`: {e}", parent.display())))?;
     }
     write_atomically(&path, key.to_json().as_bytes())?;
     Ok(key)
@@ -187,7 +227,12 @@ fn read_history(path: &Path) -> Result<Session, InputError> {
         .map_err(|e| InputError(format!("cannot read the history `{}`: {e}", path.display())))?;
     let value: Value = serde_json::from_str(&text)
         .map_err(|e| InputError(format!("the history `{}` is not JSON: {e}", path.display())))?;
-    Session::from_json(value).ok_or_else(|| InputError(format!("the history `{}` is not a JSON object", path.display())))
+    Session::from_json(value).ok_or_else(|| {
+        InputError(format!(
+            "the history `{}` is not a JSON object",
+            path.display()
+        ))
+    })
 }
 
 fn write_history(path: &Path, session: &Session) -> Result<(), InputError> {
@@ -219,7 +264,9 @@ fn string_map(flag: &str, text: Option<&str>) -> Result<BTreeMap<String, String>
         .into_iter()
         .map(|(k, v)| match v {
             Value::String(s) => Ok((k, s)),
-            _ => Err(InputError(format!("{flag}: the origin of `{k}` must be a string"))),
+            _ => Err(InputError(format!(
+                "{flag}: the origin of `{k}` must be a string"
+            ))),
         })
         .collect()
 }
@@ -234,8 +281,14 @@ fn list_map(flag: &str, text: Option<&str>) -> Result<BTreeMap<String, Vec<Strin
                     .into_iter()
                     .map(|i| i.as_str().map(str::to_string))
                     .collect::<Option<Vec<_>>>()
-                    .ok_or_else(|| InputError(format!("{flag}: the labels of `{k}` must be strings")))?,
-                _ => return Err(InputError(format!("{flag}: the labels of `{k}` must be a list of strings"))),
+                    .ok_or_else(|| {
+                        InputError(format!("{flag}: the labels of `{k}` must be strings"))
+                    })?,
+                _ => {
+                    return Err(InputError(format!(
+                        "{flag}: the labels of `{k}` must be a list of strings"
+                    )));
+                }
             };
             Ok((k, list))
         })

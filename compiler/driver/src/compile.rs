@@ -15,11 +15,20 @@ use crate::output::write_folder_atomically;
 pub const COMPILER_VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// The file agent.yaml names cannot be read.
-pub const UNREADABLE_INPUT: Code = Code { id: "E0001", slug: "unreadable-input" };
+pub const UNREADABLE_INPUT: Code = Code {
+    id: "E0001",
+    slug: "unreadable-input",
+};
 /// The record folder could not be written.
-pub const WRITE_FAILED: Code = Code { id: "E0002", slug: "write-failed" };
+pub const WRITE_FAILED: Code = Code {
+    id: "E0002",
+    slug: "write-failed",
+};
 /// The record could not be encoded.
-pub const ENCODE_FAILED: Code = Code { id: "E0003", slug: "encode-failed" };
+pub const ENCODE_FAILED: Code = Code {
+    id: "E0003",
+    slug: "encode-failed",
+};
 
 /// What a compile produced.
 #[derive(Debug)]
@@ -58,13 +67,24 @@ pub struct CompileOptions {
 
 /// The default output folder of an agent.yaml.
 pub fn default_out_dir(agent_yaml: &Path) -> PathBuf {
-    agent_yaml.parent().unwrap_or(Path::new(".")).join(".stalwart").join("record")
+    agent_yaml
+        .parent()
+        .unwrap_or(Path::new("."))
+        .join(".stalwart")
+        .join("record")
 }
 
 /// Compiles agent.yaml (from the disk through `loader`) and writes the record folder when there
 /// is no error. Nothing is written when there is one.
-pub fn compile_agent(loader: Arc<dyn FileLoader>, agent_yaml: &Path, options: &CompileOptions) -> CompileOutcome {
-    let root = agent_yaml.parent().map(Path::to_path_buf).unwrap_or_default();
+pub fn compile_agent(
+    loader: Arc<dyn FileLoader>,
+    agent_yaml: &Path,
+    options: &CompileOptions,
+) -> CompileOutcome {
+    let root = agent_yaml
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
     let db = Database::new(loader, root);
     let Some(file) = db.load(agent_yaml) else {
         return CompileOutcome {
@@ -76,43 +96,90 @@ pub fn compile_agent(loader: Arc<dyn FileLoader>, agent_yaml: &Path, options: &C
     };
     let mut diagnostics = stalwart_sema::analyze_agent(&db, file).diagnostics.clone();
     if diagnostics.iter().any(Diagnostic::is_error) {
-        return CompileOutcome { diagnostics, files: db.files(), written: None, fatal: None };
+        return CompileOutcome {
+            diagnostics,
+            files: db.files(),
+            written: None,
+            fatal: None,
+        };
     }
     let lowered = stalwart_lower::lower_agent_file(&db, file);
     diagnostics.extend(lowered.diagnostics.iter().cloned());
     stalwart_diagnostics::sort(&mut diagnostics);
     if diagnostics.iter().any(Diagnostic::is_error) {
-        return CompileOutcome { diagnostics, files: db.files(), written: None, fatal: None };
+        return CompileOutcome {
+            diagnostics,
+            files: db.files(),
+            written: None,
+            fatal: None,
+        };
     }
-    let out = options.out.clone().unwrap_or_else(|| default_out_dir(agent_yaml));
+    let out = options
+        .out
+        .clone()
+        .unwrap_or_else(|| default_out_dir(agent_yaml));
     let written = write_record(&db, file, &lowered.body, &out);
     match written {
-        Ok(w) => CompileOutcome { diagnostics, files: db.files(), written: Some(w), fatal: None },
+        Ok(w) => CompileOutcome {
+            diagnostics,
+            files: db.files(),
+            written: Some(w),
+            fatal: None,
+        },
         Err(d) => {
-            diagnostics.push(d);
-            CompileOutcome { diagnostics, files: db.files(), written: None, fatal: None }
+            diagnostics.push(*d);
+            CompileOutcome {
+                diagnostics,
+                files: db.files(),
+                written: None,
+                fatal: None,
+            }
         }
     }
 }
 
-fn write_record(db: &Database, file: SourceFile, body: &RecordBody, out: &Path) -> Result<Written, Diagnostic> {
+fn write_record(
+    db: &Database,
+    file: SourceFile,
+    body: &RecordBody,
+    out: &Path,
+) -> Result<Written, Box<Diagnostic>> {
     let at = Span::new(file.id(db), 0, 0);
     write_record_body(body, out).map_err(|e| {
-        let code = if e.starts_with("cannot encode") { ENCODE_FAILED } else { WRITE_FAILED };
-        Diagnostic::error(code, at, e)
+        let code = if e.starts_with("cannot encode") {
+            ENCODE_FAILED
+        } else {
+            WRITE_FAILED
+        };
+        Box::new(Diagnostic::error(code, at, e))
     })
 }
 
 /// Encodes a body and writes its record folder (record.bin + manifest.json) atomically.
 pub fn write_record_body(body: &RecordBody, out: &Path) -> Result<Written, String> {
-    let bytes =
-        stalwart_record::encode(body, COMPILER_VERSION).map_err(|e| format!("cannot encode the record: {e}"))?;
+    let bytes = stalwart_record::encode(body, COMPILER_VERSION)
+        .map_err(|e| format!("cannot encode the record: {e}"))?;
     let digest = blake3::hash(&bytes).to_hex().to_string();
     let manifest = manifest(body, bytes.len(), &digest);
-    let manifest_text = format!("{}\n", serde_json::to_string_pretty(&manifest).unwrap_or_default());
-    write_folder_atomically(out, &[("record.bin", &bytes), ("manifest.json", manifest_text.as_bytes())])
-        .map_err(|e| format!("cannot write the record folder `{}`: {e}", out.display()))?;
-    Ok(Written { dir: normalize(out), record_bytes: bytes.len(), digest, body: body.clone(), manifest })
+    let manifest_text = format!(
+        "{}\n",
+        serde_json::to_string_pretty(&manifest).unwrap_or_default()
+    );
+    write_folder_atomically(
+        out,
+        &[
+            ("record.bin", &bytes),
+            ("manifest.json", manifest_text.as_bytes()),
+        ],
+    )
+    .map_err(|e| format!("cannot write the record folder `{}`: {e}", out.display()))?;
+    Ok(Written {
+        dir: normalize(out),
+        record_bytes: bytes.len(),
+        digest,
+        body: body.clone(),
+        manifest,
+    })
 }
 
 /// `manifest.json`: what was compiled, from which sources, and counts. Deterministic: no clock.

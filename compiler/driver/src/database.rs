@@ -31,7 +31,9 @@ impl FileLoader for DiskLoader {
     }
 
     fn list(&self, path: &Path) -> Vec<String> {
-        let Ok(entries) = std::fs::read_dir(path) else { return Vec::new() };
+        let Ok(entries) = std::fs::read_dir(path) else {
+            return Vec::new();
+        };
         let mut names: Vec<String> = entries
             .filter_map(Result::ok)
             .filter(|e| e.file_type().map(|t| t.is_file()).unwrap_or(false))
@@ -93,7 +95,9 @@ impl Db for Database {
     }
 
     fn list_folder(&self, from: SourceFile, relative: &str) -> Vec<String> {
-        let Some(base) = self.full_path(from) else { return Vec::new() };
+        let Some(base) = self.full_path(from) else {
+            return Vec::new();
+        };
         let dir = base.parent().map(Path::to_path_buf).unwrap_or_default();
         self.loader.list(&normalize(&dir.join(relative)))
     }
@@ -147,7 +151,12 @@ impl Database {
     /// The full path a file was loaded from.
     pub fn full_path(&self, file: SourceFile) -> Option<PathBuf> {
         let id = file.id(self);
-        self.registry.lock().ok()?.by_id.get(id.0 as usize).map(|(_, p)| p.clone())
+        self.registry
+            .lock()
+            .ok()?
+            .by_id
+            .get(id.0 as usize)
+            .map(|(_, p)| p.clone())
     }
 
     pub fn root(&self) -> &Path {
@@ -157,10 +166,17 @@ impl Database {
     /// Every loaded file, for rendering diagnostics.
     pub fn files(&self) -> Files {
         let mut files = Files::new();
-        let entries: Vec<(String, PathBuf)> =
-            self.registry.lock().map(|r| r.by_id.clone()).unwrap_or_default();
+        let entries: Vec<(String, PathBuf)> = self
+            .registry
+            .lock()
+            .map(|r| r.by_id.clone())
+            .unwrap_or_default();
         for (i, (name, path)) in entries.into_iter().enumerate() {
-            let text = self.registry.lock().ok().and_then(|r| r.by_path.get(&path).copied());
+            let text = self
+                .registry
+                .lock()
+                .ok()
+                .and_then(|r| r.by_path.get(&path).copied());
             if let Some(file) = text {
                 files.insert(FileId(i as u32), name, file.text(self).clone());
             }
@@ -187,6 +203,9 @@ pub fn normalize(path: &Path) -> PathBuf {
 }
 
 fn relative_to(path: &Path, root: &Path) -> String {
-    let rel = path.strip_prefix(root).map(Path::to_path_buf).unwrap_or_else(|_| path.to_path_buf());
+    let rel = path
+        .strip_prefix(root)
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|_| path.to_path_buf());
     rel.to_string_lossy().replace('\\', "/")
 }

@@ -10,7 +10,9 @@ pub mod database;
 pub mod output;
 pub mod rules;
 
-pub use compile::{COMPILER_VERSION, CompileOptions, CompileOutcome, Written, compile_agent, default_out_dir};
-pub use database::{Database, DiskLoader, FileLoader, MemoryLoader};
 pub use check::{CheckRequest, InputError, ReportRequest, run_check, run_report};
+pub use compile::{
+    COMPILER_VERSION, CompileOptions, CompileOutcome, Written, compile_agent, default_out_dir,
+};
+pub use database::{Database, DiskLoader, FileLoader, MemoryLoader};
 pub use rules::{Inspected, compile_rules, inspect_rules};

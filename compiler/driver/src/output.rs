@@ -15,7 +15,10 @@ pub fn write_folder_atomically(dest: &Path, files: &[(&str, &[u8])]) -> std::io:
         _ => PathBuf::from("."),
     };
     fs::create_dir_all(&parent)?;
-    let base = dest.file_name().and_then(|n| n.to_str()).unwrap_or("record");
+    let base = dest
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("record");
     let stamp = std::process::id();
     let tmp = parent.join(format!(".{base}.tmp-{stamp}"));
     let old = parent.join(format!(".{base}.old-{stamp}"));
@@ -69,8 +72,14 @@ mod tests {
         write_folder_atomically(&dest, &[("a", b"1"), ("b", b"2")]).unwrap();
         write_folder_atomically(&dest, &[("a", b"3")]).unwrap();
         assert_eq!(fs::read(dest.join("a")).unwrap(), b"3");
-        assert!(!dest.join("b").exists(), "the old folder's files do not survive");
-        let leftovers: Vec<_> = fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert!(
+            !dest.join("b").exists(),
+            "the old folder's files do not survive"
+        );
+        let leftovers: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
         assert_eq!(leftovers, vec![std::ffi::OsString::from("out")]);
     }
 

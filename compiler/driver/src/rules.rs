@@ -22,12 +22,18 @@ pub struct Inspected {
 
 /// Parses each file in its dialect (`forced`, else `colang_version` in a sibling `config.yml`,
 /// else detected as the reference package does) and returns its facts.
-pub fn inspect_rules(loader: Arc<dyn FileLoader>, paths: &[PathBuf], forced: Option<Dialect>) -> Result<Vec<Inspected>, String> {
+pub fn inspect_rules(
+    loader: Arc<dyn FileLoader>,
+    paths: &[PathBuf],
+    forced: Option<Dialect>,
+) -> Result<Vec<Inspected>, String> {
     let mut out = Vec::new();
     for path in paths {
         let root = path.parent().map(Path::to_path_buf).unwrap_or_default();
         let db = Database::new(loader.clone(), root);
-        let Some(file) = db.load(path) else { return Err(format!("cannot read `{}`", path.display())) };
+        let Some(file) = db.load(path) else {
+            return Err(format!("cannot read `{}`", path.display()));
+        };
         let (facts, diagnostics) = match forced {
             Some(Dialect::V1) => {
                 let p = stalwart_syntax::parse_v1(file.id(&db), file.text(&db));
@@ -46,7 +52,12 @@ pub fn inspect_rules(loader: Arc<dyn FileLoader>, paths: &[PathBuf], forced: Opt
                 (facts, parsed.diagnostics.clone())
             }
         };
-        out.push(Inspected { file: path.clone(), facts, diagnostics, files: db.files() });
+        out.push(Inspected {
+            file: path.clone(),
+            facts,
+            diagnostics,
+            files: db.files(),
+        });
     }
     Ok(out)
 }
@@ -80,28 +91,65 @@ pub fn compile_rules(loader: Arc<dyn FileLoader>, path: &Path, out: &Path) -> Co
     diagnostics.extend(gates.diagnostics.iter().cloned());
     if diagnostics.iter().any(Diagnostic::is_error) {
         stalwart_diagnostics::sort(&mut diagnostics);
-        return CompileOutcome { diagnostics, files: db.files(), written: None, fatal: None };
+        return CompileOutcome {
+            diagnostics,
+            files: db.files(),
+            written: None,
+            fatal: None,
+        };
     }
     let text = file.text(&db).clone();
     let mut body = RecordBody {
         kind: RecordKind::Rulebook,
-        sources: vec![Source { path: file.path(&db).clone(), digest: blake3::hash(text.as_bytes()).to_hex().to_string() }],
+        sources: vec![Source {
+            path: file.path(&db).clone(),
+            digest: blake3::hash(text.as_bytes()).to_hex().to_string(),
+        }],
         ..Default::default()
     };
     for tool in gates.governing.keys() {
-        body.tools.push(Tool { name: tool.clone(), ..Default::default() });
+        body.tools.push(Tool {
+            name: tool.clone(),
+            ..Default::default()
+        });
     }
     if let RulebookModule::V1(module) = &parsed.module {
         body.intents = intents(module);
     }
-    let line = |offset: u32| text.as_bytes().iter().take(offset as usize).filter(|&&b| b == b'\n').count() as u32 + 1;
-    let span_of = |s: Span| SourceSpan { source: 0, start: s.start, end: s.end, line: line(s.start) };
+    let line = |offset: u32| {
+        text.as_bytes()
+            .iter()
+            .take(offset as usize)
+            .filter(|&&b| b == b'\n')
+            .count() as u32
+            + 1
+    };
+    let span_of = |s: Span| SourceSpan {
+        source: 0,
+        start: s.start,
+        end: s.end,
+        line: line(s.start),
+    };
     diagnostics.extend(stalwart_lower::gate::attach(&mut body, &gates, &span_of));
     match write_record_body(&body, out) {
-        Ok(written) => CompileOutcome { diagnostics, files: db.files(), written: Some(written), fatal: None },
+        Ok(written) => CompileOutcome {
+            diagnostics,
+            files: db.files(),
+            written: Some(written),
+            fatal: None,
+        },
         Err(e) => {
-            diagnostics.push(Diagnostic::error(UNREADABLE_INPUT, Span::new(file.id(&db), 0, 0), e));
-            CompileOutcome { diagnostics, files: db.files(), written: None, fatal: None }
+            diagnostics.push(Diagnostic::error(
+                UNREADABLE_INPUT,
+                Span::new(file.id(&db), 0, 0),
+                e,
+            ));
+            CompileOutcome {
+                diagnostics,
+                files: db.files(),
+                written: None,
+                fatal: None,
+            }
         }
     }
 }

@@ -34,16 +34,29 @@ pub fn lower_agent(
     sources: Vec<rec::Source>,
     map: &dyn SourceMap,
 ) -> Lowered {
-    let mut cx = Ctx { body: rec::RecordBody { sources, ..Default::default() }, diagnostics: Vec::new(), map };
+    let mut cx = Ctx {
+        body: rec::RecordBody {
+            sources,
+            ..Default::default()
+        },
+        diagnostics: Vec::new(),
+        map,
+    };
     let mut decls: Vec<&ast::ToolDecl> = tools.iter().collect();
     decls.sort_by(|a, b| a.name.value.cmp(&b.name.value));
     decls.dedup_by(|a, b| a.name.value == b.name.value);
-    let tool_index: BTreeMap<&str, u32> =
-        decls.iter().enumerate().map(|(i, d)| (d.name.value.as_str(), i as u32)).collect();
+    let tool_index: BTreeMap<&str, u32> = decls
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (d.name.value.as_str(), i as u32))
+        .collect();
     let mut agents: Vec<&ast::AgentDecl> = agent.agents.iter().collect();
     agents.sort_by(|a, b| a.name.value.cmp(&b.name.value));
-    let agent_index: BTreeMap<&str, u32> =
-        agents.iter().enumerate().map(|(i, a)| (a.name.value.as_str(), i as u32)).collect();
+    let agent_index: BTreeMap<&str, u32> = agents
+        .iter()
+        .enumerate()
+        .map(|(i, a)| (a.name.value.as_str(), i as u32))
+        .collect();
 
     for decl in &decls {
         let tool = cx.lower_tool(decl, &tool_index);
@@ -57,8 +70,13 @@ pub fn lower_agent(
     let mut facts: Vec<&ast::FactDecl> = agent.facts.iter().collect();
     facts.sort_by(|a, b| a.name.value.cmp(&b.name.value));
     for fact in facts {
-        let Some(&tool) = tool_index.get(fact.tool.value.as_str()) else { continue };
-        let equals = fact.equals.as_ref().map(|v| push_json(&mut cx.body.values, &v.value));
+        let Some(&tool) = tool_index.get(fact.tool.value.as_str()) else {
+            continue;
+        };
+        let equals = fact
+            .equals
+            .as_ref()
+            .map(|v| push_json(&mut cx.body.values, &v.value));
         let span = cx.span(fact.span);
         cx.body.facts.push(rec::Fact {
             name: fact.name.value.clone(),
@@ -70,7 +88,10 @@ pub fn lower_agent(
         });
     }
     cx.body.budget_steps = agent.budget.as_ref().map(|b| b.value);
-    Lowered { body: cx.body, diagnostics: cx.diagnostics }
+    Lowered {
+        body: cx.body,
+        diagnostics: cx.diagnostics,
+    }
 }
 
 struct Ctx<'a> {
@@ -93,13 +114,21 @@ impl Ctx<'_> {
         let idx = |name: &str| tools.get(name).copied();
         let mut partial = Vec::new();
         let arguments = decl.arguments.as_ref().map(|schema| {
-            let compiled = compile_schema(&mut self.body.values, &mut self.body.schema_nodes, &schema.value);
+            let compiled = compile_schema(
+                &mut self.body.values,
+                &mut self.body.schema_nodes,
+                &schema.value,
+            );
             self.report_partial(decl, "arguments", schema.span, &compiled.partial_keywords);
             partial.extend(compiled.partial_keywords.iter().cloned());
             compiled.root
         });
         let result = decl.result.as_ref().map(|schema| {
-            let compiled = compile_schema(&mut self.body.values, &mut self.body.schema_nodes, &schema.value);
+            let compiled = compile_schema(
+                &mut self.body.values,
+                &mut self.body.schema_nodes,
+                &schema.value,
+            );
             self.report_partial(decl, "result", schema.span, &compiled.partial_keywords);
             compiled.root
         });
@@ -108,12 +137,19 @@ impl Ctx<'_> {
             .iter()
             .filter_map(|c| {
                 let operand = match &c.operand.value {
-                    ast::CheckOperand::Value(v) => rec::CheckOperand::Value(push_json(&mut self.body.values, v)),
-                    ast::CheckOperand::From { tool, field } => {
-                        rec::CheckOperand::From { tool: idx(&tool.value)?, field: field.value.clone() }
+                    ast::CheckOperand::Value(v) => {
+                        rec::CheckOperand::Value(push_json(&mut self.body.values, v))
                     }
+                    ast::CheckOperand::From { tool, field } => rec::CheckOperand::From {
+                        tool: idx(&tool.value)?,
+                        field: field.value.clone(),
+                    },
                 };
-                Some(rec::ArgumentCheck { argument: c.argument.value.clone(), op: check_op(c.op), operand })
+                Some(rec::ArgumentCheck {
+                    argument: c.argument.value.clone(),
+                    op: check_op(c.op),
+                    operand,
+                })
             })
             .collect();
         rec::Tool {
@@ -134,7 +170,12 @@ impl Ctx<'_> {
             after: decl
                 .after
                 .iter()
-                .filter_map(|a| Some(rec::After { tool: idx(&a.tool.value)?, bind: binds(&a.bind) }))
+                .filter_map(|a| {
+                    Some(rec::After {
+                        tool: idx(&a.tool.value)?,
+                        bind: binds(&a.bind),
+                    })
+                })
                 .collect(),
             not_after: decl
                 .not_after
@@ -144,15 +185,18 @@ impl Ctx<'_> {
                     ast::NotAfterDecl::Tool(t) => idx(t).map(rec::NotAfter::Tool),
                 })
                 .collect(),
-            at_most: decl
-                .at_most
-                .as_ref()
-                .map(|a| rec::AtMost { count: a.value.count, per: a.value.per.map(period) }),
+            at_most: decl.at_most.as_ref().map(|a| rec::AtMost {
+                count: a.value.count,
+                per: a.value.per.map(period),
+            }),
             undo: match decl.undo.as_ref().map(|u| &u.value) {
                 None => rec::Undo::Unset,
                 Some(ast::UndoDecl::None) => rec::Undo::None,
                 Some(ast::UndoDecl::Tool { tool, bind }) => match idx(&tool.value) {
-                    Some(t) => rec::Undo::Tool { tool: t, bind: binds(bind) },
+                    Some(t) => rec::Undo::Tool {
+                        tool: t,
+                        bind: binds(bind),
+                    },
                     None => rec::Undo::Unset,
                 },
             },
@@ -191,7 +235,13 @@ impl Ctx<'_> {
         }
     }
 
-    fn report_partial(&mut self, decl: &ast::ToolDecl, what: &str, span: Span, keywords: &[String]) {
+    fn report_partial(
+        &mut self,
+        decl: &ast::ToolDecl,
+        what: &str,
+        span: Span,
+        keywords: &[String],
+    ) {
         for keyword in keywords {
             self.diagnostics.push(
                 Diagnostic::warning(
@@ -217,15 +267,27 @@ impl Ctx<'_> {
         tools: &BTreeMap<&str, u32>,
         agents: &BTreeMap<&str, u32>,
     ) -> rec::Agent {
-        let mut reach: Vec<u32> = a.tools.iter().filter_map(|t| tools.get(t.value.as_str()).copied()).collect();
+        let mut reach: Vec<u32> = a
+            .tools
+            .iter()
+            .filter_map(|t| tools.get(t.value.as_str()).copied())
+            .collect();
         reach.sort_unstable();
         reach.dedup();
         rec::Agent {
             name: a.name.value.clone(),
             model: a.model.as_ref().map(|m| m.value.clone()),
             tools: reach,
-            hands_off_to: a.hands_off_to.iter().filter_map(|h| agents.get(h.value.as_str()).copied()).collect(),
-            privilege: a.privilege.as_ref().map(|p| trust(p.value)).unwrap_or(rec::Trust::Low),
+            hands_off_to: a
+                .hands_off_to
+                .iter()
+                .filter_map(|h| agents.get(h.value.as_str()).copied())
+                .collect(),
+            privilege: a
+                .privilege
+                .as_ref()
+                .map(|p| trust(p.value))
+                .unwrap_or(rec::Trust::Low),
             on_unread: match a.on_unread.as_ref().map(|o| o.value) {
                 None | Some(ast::OnUnread::Refuse) => rec::OnUnread::Refuse,
                 Some(ast::OnUnread::Model) => rec::OnUnread::Model,
@@ -245,7 +307,11 @@ fn lower_settings(s: &ast::SettingsDecl) -> rec::Settings {
             Some(ast::TaintPolicy::Refuse) => rec::TaintPolicy::Refuse,
             _ => rec::TaintPolicy::Confirm,
         },
-        confirmation_expiry_secs: s.confirmation_expiry.as_ref().map(|e| e.value).unwrap_or(d.confirmation_expiry_secs),
+        confirmation_expiry_secs: s
+            .confirmation_expiry
+            .as_ref()
+            .map(|e| e.value)
+            .unwrap_or(d.confirmation_expiry_secs),
         language: match s.language.as_ref().map(|l| l.value) {
             Some(ast::Language::PtBr) => rec::Language::PtBr,
             _ => rec::Language::En,
@@ -260,7 +326,10 @@ fn flag(v: &Option<ast::Spanned<bool>>) -> bool {
 }
 
 fn binds(pairs: &[(ast::Spanned<String>, ast::Spanned<String>)]) -> Vec<(String, String)> {
-    pairs.iter().map(|(a, b)| (a.value.clone(), b.value.clone())).collect()
+    pairs
+        .iter()
+        .map(|(a, b)| (a.value.clone(), b.value.clone()))
+        .collect()
 }
 
 /// Top-level property names of an object schema, in declaration order.

@@ -3,9 +3,18 @@
 use stalwart_diagnostics::Code;
 
 /// A schema keyword outside the subset the tool check enforces: the tool is `schema_partial`.
-pub const SCHEMA_PARTIAL: Code = Code { id: "W0401", slug: "schema-partial" };
+pub const SCHEMA_PARTIAL: Code = Code {
+    id: "W0401",
+    slug: "schema-partial",
+};
 
 /// A construct on a path of a flow that governs a tool, which the gate cannot lower.
-pub const RULEBOOK_UNSUPPORTED: Code = Code { id: "E0451", slug: "rulebook-unsupported" };
+pub const RULEBOOK_UNSUPPORTED: Code = Code {
+    id: "E0451",
+    slug: "rulebook-unsupported",
+};
 /// The rulebook calls a tool the catalogue does not declare.
-pub const RULEBOOK_UNKNOWN_TOOL: Code = Code { id: "E0452", slug: "rulebook-unknown-tool" };
+pub const RULEBOOK_UNKNOWN_TOOL: Code = Code {
+    id: "E0452",
+    slug: "rulebook-unknown-tool",
+};

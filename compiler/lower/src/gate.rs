@@ -122,9 +122,13 @@ fn add_flow(gates: &mut Gates, flow: &str, paths: Vec<Path>) {
             if !reported.contains(span) {
                 reported.push(*span);
                 gates.diagnostics.push(
-                    Diagnostic::error(codes::RULEBOOK_UNSUPPORTED, *span, format!("the gate cannot lower this: {why}"))
-                        .with_label("on a path of a flow that governs a tool")
-                        .with_note("an agent never runs under a rulebook that was not compiled whole"),
+                    Diagnostic::error(
+                        codes::RULEBOOK_UNSUPPORTED,
+                        *span,
+                        format!("the gate cannot lower this: {why}"),
+                    )
+                    .with_label("on a path of a flow that governs a tool")
+                    .with_note("an agent never runs under a rulebook that was not compiled whole"),
                 );
             }
         }
@@ -159,7 +163,12 @@ fn add_flow(gates: &mut Gates, flow: &str, paths: Vec<Path>) {
 const MAX_DEPTH: usize = 32;
 
 /// Walks statements, forking paths at branches.
-fn walk(stmts: &[v1::Stmt], paths: &mut Vec<Path>, subflows: &BTreeMap<&str, &v1::FlowDef>, depth: usize) {
+fn walk(
+    stmts: &[v1::Stmt],
+    paths: &mut Vec<Path>,
+    subflows: &BTreeMap<&str, &v1::FlowDef>,
+    depth: usize,
+) {
     for stmt in stmts {
         if paths.iter().all(|p| p.stopped) {
             return;
@@ -172,7 +181,12 @@ fn live(paths: &mut [Path]) -> impl Iterator<Item = &mut Path> {
     paths.iter_mut().filter(|p| !p.stopped)
 }
 
-fn step(stmt: &v1::Stmt, paths: &mut Vec<Path>, subflows: &BTreeMap<&str, &v1::FlowDef>, depth: usize) {
+fn step(
+    stmt: &v1::Stmt,
+    paths: &mut Vec<Path>,
+    subflows: &BTreeMap<&str, &v1::FlowDef>,
+    depth: usize,
+) {
     match &stmt.kind {
         v1::StmtKind::User(refs) => {
             let intents: Vec<String> = refs.iter().map(|r| r.intent.text.clone()).collect();
@@ -235,7 +249,9 @@ fn fork_intents(paths: &mut Vec<Path>, intents: &[String], span: Span) {
             match &q.intent {
                 None => q.intent = Some(intent.clone()),
                 Some(existing) if existing == intent => {}
-                Some(_) => q.unsupported.push((span, "a path that waits for two different intents".into())),
+                Some(_) => q
+                    .unsupported
+                    .push((span, "a path that waits for two different intents".into())),
             }
             out.push(q);
         }
@@ -243,7 +259,12 @@ fn fork_intents(paths: &mut Vec<Path>, intents: &[String], span: Span) {
     *paths = out;
 }
 
-fn walk_if(branch: &v1::If, paths: &mut Vec<Path>, subflows: &BTreeMap<&str, &v1::FlowDef>, depth: usize) {
+fn walk_if(
+    branch: &v1::If,
+    paths: &mut Vec<Path>,
+    subflows: &BTreeMap<&str, &v1::FlowDef>,
+    depth: usize,
+) {
     let mut out = Vec::new();
     let mut previous: Vec<(Option<&v1::Condition>, Span)> = Vec::new();
     for block in &branch.branches {
@@ -289,15 +310,29 @@ fn same(a: &Path, b: &Path) -> bool {
 
 fn push_condition(p: &mut Path, cond: Option<&v1::Condition>, span: Span, negated: bool) {
     match cond.map(|c| (&c.expr, c.span, &c.text)) {
-        Some((v1::ConditionExpr::Parsed(expr), _, _)) => p.conditions.push(Cond { expr: expr.clone(), negated }),
+        Some((v1::ConditionExpr::Parsed(expr), _, _)) => p.conditions.push(Cond {
+            expr: expr.clone(),
+            negated,
+        }),
         Some((v1::ConditionExpr::Unparsed, span, text)) => {
-            p.unsupported.push((span, format!("the condition `{text}` is outside the condition language")));
+            p.unsupported.push((
+                span,
+                format!("the condition `{text}` is outside the condition language"),
+            ));
         }
-        None => p.unsupported.push((span, "a branch without a condition".into())),
+        None => p
+            .unsupported
+            .push((span, "a branch without a condition".into())),
     }
 }
 
-fn walk_when(when: &v1::When, span: Span, paths: &mut Vec<Path>, subflows: &BTreeMap<&str, &v1::FlowDef>, depth: usize) {
+fn walk_when(
+    when: &v1::When,
+    span: Span,
+    paths: &mut Vec<Path>,
+    subflows: &BTreeMap<&str, &v1::FlowDef>,
+    depth: usize,
+) {
     let mut out = Vec::new();
     for branch in &when.branches {
         let mut forked = paths.clone();
@@ -310,7 +345,11 @@ fn walk_when(when: &v1::When, span: Span, paths: &mut Vec<Path>, subflows: &BTre
                 let mut probe = vec![Path::default()];
                 walk(&branch.body, &mut probe, subflows, depth + 1);
                 if probe.iter().any(|p| !p.calls.is_empty()) {
-                    mark_unsupported(&mut forked, branch.span, &format!("a tool is called after `when {keyword} …`"));
+                    mark_unsupported(
+                        &mut forked,
+                        branch.span,
+                        &format!("a tool is called after `when {keyword} …`"),
+                    );
                 }
             }
         }
@@ -342,7 +381,9 @@ pub fn attach(
                     Diagnostic::error(
                         codes::RULEBOOK_UNKNOWN_TOOL,
                         rule.span,
-                        format!("the rulebook calls `{tool}`, which the catalogue does not declare"),
+                        format!(
+                            "the rulebook calls `{tool}`, which the catalogue does not declare"
+                        ),
                     )
                     .with_label("no such tool"),
                 );
@@ -356,7 +397,9 @@ pub fn attach(
     for rule in &gates.rules {
         let condition = lower_conditions(&mut body.exprs, &mut body.values, &rule.conditions);
         let span = span_of(rule.span);
-        let Some(t) = body.tools.iter_mut().find(|t| t.name == rule.tool) else { continue };
+        let Some(t) = body.tools.iter_mut().find(|t| t.name == rule.tool) else {
+            continue;
+        };
         t.gate.paths.push(rec::GatePath {
             flow: rule.flow.clone(),
             intent: rule.intent.clone(),
@@ -373,7 +416,11 @@ pub fn attach(
 }
 
 /// The conjunction of a path's conditions as one expression node.
-fn lower_conditions(exprs: &mut Vec<rec::Expr>, values: &mut Vec<rec::Value>, conds: &[Cond]) -> Option<u32> {
+fn lower_conditions(
+    exprs: &mut Vec<rec::Expr>,
+    values: &mut Vec<rec::Value>,
+    conds: &[Cond],
+) -> Option<u32> {
     let mut acc: Option<u32> = None;
     for c in conds {
         let mut e = lower_expr(exprs, values, &c.expr);
@@ -400,7 +447,9 @@ pub fn lower_expr(exprs: &mut Vec<rec::Expr>, values: &mut Vec<rec::Value>, e: &
         ExprKind::Arg(name) => rec::Expr::Arg(name.clone()),
         ExprKind::Lit(lit) => {
             let json = match lit {
-                Literal::Number(n) => serde_json::Number::from_f64(*n).map(serde_json::Value::Number).unwrap_or_default(),
+                Literal::Number(n) => serde_json::Number::from_f64(*n)
+                    .map(serde_json::Value::Number)
+                    .unwrap_or_default(),
                 Literal::Str(s) => serde_json::Value::String(s.clone()),
                 Literal::Bool(b) => serde_json::Value::Bool(*b),
                 Literal::Null => serde_json::Value::Null,

@@ -7,8 +7,8 @@
 pub mod agent;
 pub mod codes;
 pub mod gate;
-pub mod schema;
 pub mod query;
+pub mod schema;
 pub mod value;
 
 pub use agent::{Lowered, SourceMap, lower_agent};

@@ -2,9 +2,11 @@
 
 use stalwart_db::{Db, SourceFile};
 use stalwart_diagnostics::FileId;
-use stalwart_record::Source;
 use stalwart_diagnostics::{Diagnostic, Span};
-use stalwart_sema::{RulebookModule, agent_catalogue, agent_rulebook, parse_agent_file, parse_rulebook};
+use stalwart_record::Source;
+use stalwart_sema::{
+    RulebookModule, agent_catalogue, agent_rulebook, parse_agent_file, parse_rulebook,
+};
 
 use crate::codes;
 
@@ -20,26 +22,36 @@ pub fn lower_agent_file(db: &dyn Db, file: SourceFile) -> Lowered {
     files.extend(catalogue.sources.iter().copied());
     let rulebook = agent_rulebook(db, file);
     files.extend(rulebook);
-    let map = FilesMap { db, files: files.clone() };
+    let map = FilesMap {
+        db,
+        files: files.clone(),
+    };
     let sources = files
         .iter()
-        .map(|f| Source { path: f.path(db).clone(), digest: blake3::hash(f.text(db).as_bytes()).to_hex().to_string() })
+        .map(|f| Source {
+            path: f.path(db).clone(),
+            digest: blake3::hash(f.text(db).as_bytes()).to_hex().to_string(),
+        })
         .collect();
     let mut lowered = lower_agent(&parsed.value, &catalogue.tools, sources, &map);
     if let Some(rulebook) = rulebook {
         let gates = match &parse_rulebook(db, rulebook).module {
             RulebookModule::V1(module) => crate::gate::lower_v1(module),
             RulebookModule::V2(_) => crate::gate::Gates {
-                diagnostics: vec![Diagnostic::error(
-                    codes::RULEBOOK_UNSUPPORTED,
-                    Span::new(rulebook.id(db), 0, 0),
-                    "Colang 2.x rulebooks are not yet lowered to the tool check's gate",
-                )
-                .with_help("write the rulebook in Colang 1.0 or as a rule sheet")],
+                diagnostics: vec![
+                    Diagnostic::error(
+                        codes::RULEBOOK_UNSUPPORTED,
+                        Span::new(rulebook.id(db), 0, 0),
+                        "Colang 2.x rulebooks are not yet lowered to the tool check's gate",
+                    )
+                    .with_help("write the rulebook in Colang 1.0 or as a rule sheet"),
+                ],
                 ..Default::default()
             },
         };
-        lowered.diagnostics.extend(gates.diagnostics.iter().cloned());
+        lowered
+            .diagnostics
+            .extend(gates.diagnostics.iter().cloned());
         let span_of = |span: Span| map.span(span);
         let attached = crate::gate::attach(&mut lowered.body, &gates, &span_of);
         lowered.diagnostics.extend(attached);
@@ -65,13 +77,21 @@ impl FilesMap<'_> {
 
 impl SourceMap for FilesMap<'_> {
     fn source_index(&self, file: FileId) -> u32 {
-        self.files.iter().position(|f| f.id(self.db) == file).unwrap_or(0) as u32
+        self.files
+            .iter()
+            .position(|f| f.id(self.db) == file)
+            .unwrap_or(0) as u32
     }
 
     fn line(&self, file: FileId, offset: u32) -> u32 {
-        let Some(f) = self.files.iter().find(|f| f.id(self.db) == file) else { return 0 };
+        let Some(f) = self.files.iter().find(|f| f.id(self.db) == file) else {
+            return 0;
+        };
         let text = f.text(self.db);
         let end = (offset as usize).min(text.len());
-        text.as_bytes().get(..end).map(|b| b.iter().filter(|&&c| c == b'\n').count() as u32 + 1).unwrap_or(1)
+        text.as_bytes()
+            .get(..end)
+            .map(|b| b.iter().filter(|&&c| c == b'\n').count() as u32 + 1)
+            .unwrap_or(1)
     }
 }

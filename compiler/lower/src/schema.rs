@@ -176,8 +176,8 @@ pub fn compile_schema(
     SchemaBuilder::new(values, nodes).compile_schema(schema)
 }
 
-/// An arena length as an index. Arenas never come near `u32::MAX` entries; the record's writer
-/// refuses a body whose arenas do not fit.
+/// An arena length as an index. Arenas never come near `u32::MAX` entries: rkyv's 32-bit offsets
+/// could not archive a body that large.
 fn arena_index(len: usize) -> u32 {
     u32::try_from(len).unwrap_or(u32::MAX)
 }

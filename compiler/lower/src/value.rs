@@ -9,10 +9,15 @@ pub fn push_json(values: &mut Vec<Value>, json: &serde_json::Value) -> ValueIdx 
         serde_json::Value::Bool(b) => Value::Bool(*b),
         serde_json::Value::Number(n) => Value::Number(n.as_f64().unwrap_or(0.0)),
         serde_json::Value::String(s) => Value::String(s.clone()),
-        serde_json::Value::Array(items) => Value::Array(items.iter().map(|i| push_json(values, i)).collect()),
-        serde_json::Value::Object(members) => {
-            Value::Object(members.iter().map(|(k, v)| (k.clone(), push_json(values, v))).collect())
+        serde_json::Value::Array(items) => {
+            Value::Array(items.iter().map(|i| push_json(values, i)).collect())
         }
+        serde_json::Value::Object(members) => Value::Object(
+            members
+                .iter()
+                .map(|(k, v)| (k.clone(), push_json(values, v)))
+                .collect(),
+        ),
     };
     values.push(value);
     (values.len() - 1) as ValueIdx

@@ -45,7 +45,11 @@ pub struct Catalogue {
 #[salsa::tracked(returns(ref), no_eq)]
 pub fn agent_catalogue(db: &dyn Db, file: SourceFile) -> Catalogue {
     let parsed = parse_agent_file(db, file);
-    let mut out = Catalogue { tools: Vec::new(), sources: Vec::new(), diagnostics: Vec::new() };
+    let mut out = Catalogue {
+        tools: Vec::new(),
+        sources: Vec::new(),
+        diagnostics: Vec::new(),
+    };
     for entry in &parsed.value.tools {
         match entry {
             ToolEntry::Inline(decl) => out.tools.push((**decl).clone()),
@@ -126,10 +130,18 @@ pub fn analyze_agent(db: &dyn Db, file: SourceFile) -> AgentAnalysis {
             .with_help("add `agents:` with at least one agent and the tools it may reach"),
         );
     }
-    diagnostics.extend(stalwart_agent::resolve_agent(&parsed.value, &catalogue.tools));
+    diagnostics.extend(stalwart_agent::resolve_agent(
+        &parsed.value,
+        &catalogue.tools,
+    ));
     if let Some(rulebook) = &parsed.value.rulebook {
         match agent_rulebook(db, file) {
-            Some(source) => diagnostics.extend(crate::rulebook::parse_rulebook(db, source).diagnostics.iter().cloned()),
+            Some(source) => diagnostics.extend(
+                crate::rulebook::parse_rulebook(db, source)
+                    .diagnostics
+                    .iter()
+                    .cloned(),
+            ),
             None => diagnostics.push(
                 Diagnostic::error(
                     codes::MISSING_RULEBOOK,
@@ -162,12 +174,19 @@ pub fn agent_rulebook(db: &dyn Db, file: SourceFile) -> Option<SourceFile> {
 /// `shop/tools.py` → `shop.tools`; `shop/__init__.py` → `shop`.
 pub fn module_name(file_name: &str) -> String {
     let trimmed = file_name.trim_start_matches("./");
-    let stem = trimmed.strip_suffix("/__init__.py").or_else(|| trimmed.strip_suffix(".py")).unwrap_or(trimmed);
+    let stem = trimmed
+        .strip_suffix("/__init__.py")
+        .or_else(|| trimmed.strip_suffix(".py"))
+        .unwrap_or(trimmed);
     stem.replace('/', ".")
 }
 
 fn quote_list(items: &[String]) -> String {
-    items.iter().map(|i| format!("`{i}`")).collect::<Vec<_>>().join(" and ")
+    items
+        .iter()
+        .map(|i| format!("`{i}`"))
+        .collect::<Vec<_>>()
+        .join(" and ")
 }
 
 #[cfg(test)]

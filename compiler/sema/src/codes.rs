@@ -3,8 +3,17 @@
 use stalwart_diagnostics::Code;
 
 /// A file that agent.yaml names (a Python module, a catalogue, an MCP answer) does not exist.
-pub const MISSING_TOOL_SOURCE: Code = Code { id: "E0501", slug: "missing-tool-source" };
+pub const MISSING_TOOL_SOURCE: Code = Code {
+    id: "E0501",
+    slug: "missing-tool-source",
+};
 /// The rulebook that agent.yaml names does not exist.
-pub const MISSING_RULEBOOK: Code = Code { id: "E0502", slug: "missing-rulebook" };
+pub const MISSING_RULEBOOK: Code = Code {
+    id: "E0502",
+    slug: "missing-rulebook",
+};
 /// An agent.yaml declares no agent.
-pub const NO_AGENTS: Code = Code { id: "E0503", slug: "no-agents" };
+pub const NO_AGENTS: Code = Code {
+    id: "E0503",
+    slug: "no-agents",
+};

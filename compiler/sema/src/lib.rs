@@ -8,5 +8,7 @@ pub mod agent;
 pub mod codes;
 pub mod rulebook;
 
-pub use agent::{AgentAnalysis, Catalogue, agent_catalogue, agent_rulebook, analyze_agent, parse_agent_file};
+pub use agent::{
+    AgentAnalysis, Catalogue, agent_catalogue, agent_rulebook, analyze_agent, parse_agent_file,
+};
 pub use rulebook::{RulebookModule, RulebookParse, parse_rulebook, rulebook_dialect};

@@ -35,11 +35,19 @@ pub fn parse_rulebook(db: &dyn Db, file: SourceFile) -> RulebookParse {
     match dialect {
         Dialect::V1 => {
             let parse = stalwart_syntax::parse_v1(file.id(db), file.text(db));
-            RulebookParse { dialect, module: RulebookModule::V1(parse.value), diagnostics: parse.diagnostics }
+            RulebookParse {
+                dialect,
+                module: RulebookModule::V1(parse.value),
+                diagnostics: parse.diagnostics,
+            }
         }
         Dialect::V2 => {
             let parse = stalwart_syntax::v2::parse_v2(file.id(db), file.text(db));
-            RulebookParse { dialect, module: RulebookModule::V2(parse.value), diagnostics: parse.diagnostics }
+            RulebookParse {
+                dialect,
+                module: RulebookModule::V2(parse.value),
+                diagnostics: parse.diagnostics,
+            }
         }
     }
 }

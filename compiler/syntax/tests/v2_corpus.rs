@@ -2,6 +2,8 @@
 //! the shared corpus: flows (name, parameters, return members, decorators, line), imports and
 //! version must be equal; a file the reference rejects must get an error on the line it names.
 
+#![cfg(test)]
+
 use std::path::PathBuf;
 
 use serde_json::Value;

@@ -2,6 +2,8 @@
 //! diagnostics, rendered as the terminal shows them (snapshot `v2_err__NAME`); every
 //! `test_data/v2/ok/NAME.co` must yield none, and its facts are snapshot as `v2_ok__NAME`.
 
+#![cfg(test)]
+
 use std::path::{Path, PathBuf};
 
 use stalwart_diagnostics::{FileId, Files, render_text};

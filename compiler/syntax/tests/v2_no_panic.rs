@@ -1,6 +1,8 @@
 //! Parsing Colang 2.x never panics: every corpus file cut at every line and at pseudo-random
 //! byte offsets, with pseudo-random byte edits, deeply nested input, and arbitrary strings.
 
+#![cfg(test)]
+
 use std::path::PathBuf;
 
 use proptest::prelude::*;

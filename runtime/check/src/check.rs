@@ -172,7 +172,7 @@ pub fn check_tool_call(
     }
     let (tool, agent) = match step1 {
         Ok(found) => found,
-        Err(check) => return finish(body, env, session, call, check, None),
+        Err(check) => return finish(body, env, session, call, *check, None),
     };
     let check = decide(body, env, session, call, tool, &agent);
     finish(body, env, session, call, check, Some((tool, agent)))
@@ -183,7 +183,7 @@ fn step_tool<'b>(
     env: Env<'_>,
     session: &Session,
     call: &Call,
-) -> Result<(&'b ArchivedTool, String), Check> {
+) -> Result<(&'b ArchivedTool, String), Box<Check>> {
     let agent = match call
         .agent
         .as_deref()
@@ -199,11 +199,13 @@ fn step_tool<'b>(
         None if body.agents.is_empty() => String::new(),
         None => {
             let names: Vec<&str> = body.agents.iter().map(|a| a.name.as_str()).collect();
-            return Err(Check::refuse("agent_required").with("agents", json!(names)));
+            return Err(Box::new(
+                Check::refuse("agent_required").with("agents", json!(names)),
+            ));
         }
     };
     let Some(tool) = find_tool(body, &call.tool) else {
-        return Err(Check::refuse("unknown_tool"));
+        return Err(Box::new(Check::refuse("unknown_tool")));
     };
     if !body.agents.is_empty() {
         let idx = body
@@ -215,7 +217,9 @@ fn step_tool<'b>(
             |a: &stalwart_record::ArchivedAgent| a.tools.iter().any(|t| t.to_native() == idx);
         let Some(me) = body.agents.iter().find(|a| a.name.as_str() == agent) else {
             let names: Vec<&str> = body.agents.iter().map(|a| a.name.as_str()).collect();
-            return Err(Check::refuse("agent_required").with("agents", json!(names)));
+            return Err(Box::new(
+                Check::refuse("agent_required").with("agents", json!(names)),
+            ));
         };
         if !reaches(me) {
             let who: Vec<&str> = body
@@ -224,11 +228,13 @@ fn step_tool<'b>(
                 .filter(|a| reaches(a))
                 .map(|a| a.name.as_str())
                 .collect();
-            return Err(Check::refuse("unknown_tool").with("agents", json!(who)));
+            return Err(Box::new(
+                Check::refuse("unknown_tool").with("agents", json!(who)),
+            ));
         }
     }
     if env.key.lapsed(env.now) && (is_write(tool) || body.settings.lapsed_refuses_all) {
-        return Err(Check::refuse("licence_lapsed"));
+        return Err(Box::new(Check::refuse("licence_lapsed")));
     }
     Ok((tool, agent))
 }
@@ -299,14 +305,14 @@ fn decide(
     }
     // 10. A confirmation token covering exactly this call here.
     let digest = digest_arguments(&call.arguments);
-    if let Some(t) = &call.confirmation {
-        if token::covers(env, session, t, &call.tool, &digest) {
-            return Check {
-                decision: Decision::Allow,
-                reasons: vec!["confirmed".into()],
-                ..Check::refuse("")
-            };
-        }
+    if let Some(t) = &call.confirmation
+        && token::covers(env, session, t, &call.tool, &digest)
+    {
+        return Check {
+            decision: Decision::Allow,
+            reasons: vec!["confirmed".into()],
+            ..Check::refuse("")
+        };
     }
     // 11. Every reason a write needs a person.
     let mut reasons = Vec::new();
@@ -489,15 +495,15 @@ fn order_rule(
             return Some(format!("not_after {name}"));
         }
     }
-    if let Some(limit) = tool.at_most.as_ref() {
-        if limit.per.is_none() {
-            let used = session
-                .calls()
-                .filter(|c| c.tool == call.tool && counts(body, session, c))
-                .count();
-            if used >= limit.count.to_native() as usize {
-                return Some(format!("at_most {}", limit.count));
-            }
+    if let Some(limit) = tool.at_most.as_ref()
+        && limit.per.is_none()
+    {
+        let used = session
+            .calls()
+            .filter(|c| c.tool == call.tool && counts(body, session, c))
+            .count();
+        if used >= limit.count.to_native() as usize {
+            return Some(format!("at_most {}", limit.count));
         }
     }
     None
@@ -622,16 +628,16 @@ fn conditions(
             .get(period_word(per))?
             .as_f64()
     };
-    if let Some(limit) = tool.at_most.as_ref() {
-        if let Some(per) = limit.per.as_ref() {
-            let words = format!("at_most {} per {}", limit.count, period_word(per));
-            match host("usage", per) {
-                None => return Some(Check::refuse("usage_unknown").with("limit", json!(words))),
-                Some(used) if used >= f64::from(limit.count.to_native()) => {
-                    return Some(Check::refuse("limit_reached").with("limit", json!(words)));
-                }
-                Some(_) => {}
+    if let Some(limit) = tool.at_most.as_ref()
+        && let Some(per) = limit.per.as_ref()
+    {
+        let words = format!("at_most {} per {}", limit.count, period_word(per));
+        match host("usage", per) {
+            None => return Some(Check::refuse("usage_unknown").with("limit", json!(words))),
+            Some(used) if used >= f64::from(limit.count.to_native()) => {
+                return Some(Check::refuse("limit_reached").with("limit", json!(words)));
             }
+            Some(_) => {}
         }
     }
     if let Some(spend) = tool.spend.as_ref() {

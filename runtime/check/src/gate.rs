@@ -39,10 +39,10 @@ pub fn eval_gate(scope: &Scope<'_>, tool: &ArchivedTool, intent: Option<&str>) -
         return GateVerdict::Pass;
     }
     for path in gate.paths.iter() {
-        if let Some(needed) = path.intent.as_ref() {
-            if intent != Some(needed.as_str()) {
-                continue;
-            }
+        if let Some(needed) = path.intent.as_ref()
+            && intent != Some(needed.as_str())
+        {
+            continue;
         }
         let holds = match path.condition.as_ref() {
             None => true,

@@ -239,10 +239,8 @@ pub fn verify(key: &Key, session: &Session) -> bool {
                     return false;
                 }
             }
-            Entry::Outcome { step: s, .. } => {
-                if *s == 0 || *s > step {
-                    return false;
-                }
+            Entry::Outcome { step: s, .. } if (*s == 0 || *s > step) => {
+                return false;
             }
             _ => {}
         }

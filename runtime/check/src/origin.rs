@@ -198,21 +198,21 @@ pub fn marks(
         let origin = origins.get(name).map(String::as_str).unwrap_or("model");
         if let Some(rest) = origin.strip_prefix("result:") {
             let step = rest.split('.').next().and_then(|s| s.parse::<u32>().ok());
-            if let Some(call) = step.and_then(|s| session.call(s)) {
-                if find_tool(body, &call.tool).is_some_and(|t| t.reads_outside) {
-                    out.entry(name.clone())
-                        .or_default()
-                        .push(format!("untrusted:{}", call.tool));
-                }
+            if let Some(call) = step.and_then(|s| session.call(s))
+                && find_tool(body, &call.tool).is_some_and(|t| t.reads_outside)
+            {
+                out.entry(name.clone())
+                    .or_default()
+                    .push(format!("untrusted:{}", call.tool));
             }
             continue;
         }
-        if is_model_origin(origin) {
-            if let Some(tool) = &outside {
-                out.entry(name.clone())
-                    .or_default()
-                    .push(format!("untrusted:{tool}"));
-            }
+        if is_model_origin(origin)
+            && let Some(tool) = &outside
+        {
+            out.entry(name.clone())
+                .or_default()
+                .push(format!("untrusted:{tool}"));
         }
     }
     for list in out.values_mut() {

@@ -46,14 +46,9 @@ pub struct SchemaFault {
 /// pattern once; a fresh cache allocates nothing until it meets a pattern.
 pub struct PatternCache<'r> {
     body: &'r ArchivedRecordBody,
-    /// One slot per schema node, grown on the first pattern.
-    slots: Vec<Slot>,
-}
-
-enum Slot {
-    Unseen,
-    Ready(Regex),
-    Invalid,
+    /// The patterns met so far, by schema node (`None`: it does not compile). A record has few
+    /// patterns, so a list searched in order beats a map.
+    compiled: Vec<(SchemaIdx, Option<Regex>)>,
 }
 
 impl<'r> PatternCache<'r> {
@@ -61,7 +56,7 @@ impl<'r> PatternCache<'r> {
     pub fn new(body: &'r ArchivedRecordBody) -> Self {
         Self {
             body,
-            slots: Vec::new(),
+            compiled: Vec::new(),
         }
     }
 
@@ -70,22 +65,15 @@ impl<'r> PatternCache<'r> {
         self.body
     }
 
-    fn regex(&mut self, node: usize, pattern: &str) -> Option<&Regex> {
-        if self.slots.len() <= node {
-            let len = self.body.schema_nodes.len().max(node + 1);
-            self.slots.resize_with(len, || Slot::Unseen);
-        }
-        let slot = self.slots.get_mut(node)?;
-        if matches!(slot, Slot::Unseen) {
-            *slot = match Regex::new(pattern) {
-                Ok(regex) => Slot::Ready(regex),
-                Err(_) => Slot::Invalid,
-            };
-        }
-        match slot {
-            Slot::Ready(regex) => Some(regex),
-            Slot::Unseen | Slot::Invalid => None,
-        }
+    fn regex(&mut self, node: SchemaIdx, pattern: &str) -> Option<&Regex> {
+        let at = match self.compiled.iter().position(|(idx, _)| *idx == node) {
+            Some(at) => at,
+            None => {
+                self.compiled.push((node, Regex::new(pattern).ok()));
+                self.compiled.len() - 1
+            }
+        };
+        self.compiled.get(at)?.1.as_ref()
     }
 }
 
@@ -270,10 +258,7 @@ impl<'r> Eval<'_, 'r> {
             }
         }
         if let Some(pattern) = node.pattern.as_ref() {
-            let regex = usize::try_from(idx)
-                .ok()
-                .and_then(|i| self.cache.regex(i, pattern.as_str()));
-            match regex {
+            match self.cache.regex(idx, pattern.as_str()) {
                 None => return fail(path, "schema"),
                 Some(regex) if !regex.is_match(s) => return fail(path, "pattern"),
                 Some(_) => {}

@@ -147,19 +147,37 @@ impl Outcome {
 impl Session {
     /// A new, empty session.
     pub fn new(agent: impl Into<String>, id: impl Into<String>) -> Self {
-        Self { agent: agent.into(), id: id.into(), entries: Vec::new(), tampered: false }
+        Self {
+            agent: agent.into(),
+            id: id.into(),
+            entries: Vec::new(),
+            tampered: false,
+        }
     }
 
     /// Reads a history from JSON. JSON that is an object but not a history as checks write it
     /// (a field added, a type changed) gives an empty session marked `tampered`, so the next
     /// check refuses it with `history_invalid`; `None` only when it is not a JSON object at all.
     pub fn from_json(value: Value) -> Option<Self> {
-        let Value::Object(map) = &value else { return None };
-        let agent = map.get("agent").and_then(Value::as_str).unwrap_or_default().to_string();
-        let id = map.get("id").and_then(Value::as_str).unwrap_or_default().to_string();
+        let Value::Object(map) = &value else {
+            return None;
+        };
+        let agent = map
+            .get("agent")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let id = map
+            .get("id")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
         match serde_json::from_value::<Session>(value) {
             Ok(session) => Some(session),
-            Err(_) => Some(Self { tampered: true, ..Self::new(agent, id) }),
+            Err(_) => Some(Self {
+                tampered: true,
+                ..Self::new(agent, id)
+            }),
         }
     }
 

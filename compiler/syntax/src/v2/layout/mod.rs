@@ -330,22 +330,19 @@ impl<'a> Ctx<'a> {
             self.toks.push((tok_start, Tok::Indent, tok_start));
             return;
         }
-        let open = self.indents.len();
+        let columns = (!self.indents.contains(&indent)).then(|| self.indents.clone());
         while indent < self.indents.last().copied().unwrap_or(0) {
             self.indents.pop();
             self.toks.push((tok_start, Tok::Dedent, tok_start));
         }
-        let top = self.indents.last().copied().unwrap_or(0);
-        if indent != top {
-            self.bad_dedent(indent, open, tok_start);
+        if let Some(columns) = columns {
+            self.bad_dedent(indent, &columns, tok_start);
             self.indents.push(indent);
         }
     }
 
     #[cold]
-    fn bad_dedent(&mut self, indent: u32, open: usize, tok_start: usize) {
-        let mut levels: Vec<u32> = self.indents.clone();
-        levels.truncate(open);
+    fn bad_dedent(&mut self, indent: u32, levels: &[u32], tok_start: usize) {
         let columns: Vec<String> = levels.iter().map(u32::to_string).collect();
         let span = self.span(self.line_start, tok_start);
         let message =
