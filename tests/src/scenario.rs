@@ -90,9 +90,10 @@ pub fn run_scenario(path: &Path) -> Result<usize, String> {
             let call = call_from(spec, &saved);
             let check = stalwart_runtime::check_tool_call(body, env, &mut session, &call);
             if let Some(name) = step.get("save").and_then(Value::as_str)
-                && let Some(token) = &check.confirmation {
-                    saved.insert(name.to_string(), token.clone());
-                }
+                && let Some(token) = &check.confirmation
+            {
+                saved.insert(name.to_string(), token.clone());
+            }
             if let Some(expect) = step.get("expect") {
                 failures.extend(compare(&label, &check, expect));
             }
@@ -229,19 +230,21 @@ fn compare(label: &str, check: &Check, expect: &Value) -> Vec<String> {
     let mut out = Vec::new();
     let got = check.to_json();
     if let Some(d) = expect.get("decision")
-        && got["decision"] != *d {
-            out.push(format!(
-                "{label}: decision {} (expected {d}); got {got}",
-                got["decision"]
-            ));
-        }
+        && got["decision"] != *d
+    {
+        out.push(format!(
+            "{label}: decision {} (expected {d}); got {got}",
+            got["decision"]
+        ));
+    }
     if let Some(r) = expect.get("reasons")
-        && got["reasons"] != *r {
-            out.push(format!(
-                "{label}: reasons {} (expected {r}); got {got}",
-                got["reasons"]
-            ));
-        }
+        && got["reasons"] != *r
+    {
+        out.push(format!(
+            "{label}: reasons {} (expected {r}); got {got}",
+            got["reasons"]
+        ));
+    }
     if let Some(Value::Object(detail)) = expect.get("detail") {
         for (k, v) in detail {
             match check.detail.get(k) {
@@ -277,11 +280,12 @@ fn compare(label: &str, check: &Check, expect: &Value) -> Vec<String> {
         ("idempotency_key", check.idempotency_key.is_some()),
     ] {
         if let Some(Value::Bool(want)) = expect.get(key)
-            && *want != present {
-                out.push(format!(
-                    "{label}: {key} present = {present} (expected {want})"
-                ));
-            }
+            && *want != present
+        {
+            out.push(format!(
+                "{label}: {key} present = {present} (expected {want})"
+            ));
+        }
     }
     out
 }

@@ -202,9 +202,10 @@ pub fn inspected(file: &Path, facts: &serde_json::Value) -> String {
         }
     }
     if let Some(imports) = facts.get("imports").and_then(|v| v.as_array())
-        && !imports.is_empty() {
-            let names: Vec<&str> = imports.iter().filter_map(|i| i.as_str()).collect();
-            let _ = writeln!(out, "  imports: {}", names.join(", "));
-        }
+        && !imports.is_empty()
+    {
+        let names: Vec<&str> = imports.iter().filter_map(|i| i.as_str()).collect();
+        let _ = writeln!(out, "  imports: {}", names.join(", "));
+    }
     out
 }
