@@ -79,14 +79,7 @@ pub fn compile_rules(loader: Arc<dyn FileLoader>, path: &Path, out: &Path) -> Co
     let mut diagnostics = parsed.diagnostics.clone();
     let gates = match &parsed.module {
         RulebookModule::V1(module) => stalwart_lower::gate::lower_v1(module),
-        RulebookModule::V2(_) => stalwart_lower::gate::Gates {
-            diagnostics: vec![Diagnostic::error(
-                stalwart_lower::codes::RULEBOOK_UNSUPPORTED,
-                Span::new(file.id(&db), 0, 0),
-                "Colang 2.x rulebooks are not yet lowered to the tool check's gate",
-            )],
-            ..Default::default()
-        },
+        RulebookModule::V2(module) => stalwart_lower::gate_v2::lower_v2(module, file.text(&db)),
     };
     diagnostics.extend(gates.diagnostics.iter().cloned());
     if diagnostics.iter().any(Diagnostic::is_error) {

@@ -61,16 +61,16 @@ pub struct Gates {
 
 /// The state of one path while a flow is walked.
 #[derive(Debug, Clone, Default)]
-struct Path {
-    intent: Option<String>,
-    conditions: Vec<Cond>,
+pub(crate) struct Path {
+    pub(crate) intent: Option<String>,
+    pub(crate) conditions: Vec<Cond>,
     /// Tools the path calls, with where.
-    calls: Vec<(String, Span)>,
+    pub(crate) calls: Vec<(String, Span)>,
     /// `bot` messages the path says, with where.
-    says: Vec<(String, Span)>,
+    pub(crate) says: Vec<(String, Span)>,
     /// Constructs met on the path that the gate cannot read, with why.
-    unsupported: Vec<(Span, String)>,
-    stopped: bool,
+    pub(crate) unsupported: Vec<(Span, String)>,
+    pub(crate) stopped: bool,
 }
 
 /// Lowers a Colang 1.0 module.
@@ -97,7 +97,7 @@ pub fn lower_v1(module: &v1::Module) -> Gates {
 }
 
 /// Turns a flow's paths into gate rules for every tool the flow calls.
-fn add_flow(gates: &mut Gates, flow: &str, paths: Vec<Path>) {
+pub(crate) fn add_flow(gates: &mut Gates, flow: &str, paths: Vec<Path>) {
     let mut tools: Vec<String> = Vec::new();
     for p in &paths {
         for (t, _) in &p.calls {
@@ -160,7 +160,7 @@ fn add_flow(gates: &mut Gates, flow: &str, paths: Vec<Path>) {
     gates.rules.extend(rules);
 }
 
-const MAX_DEPTH: usize = 32;
+pub(crate) const MAX_DEPTH: usize = 32;
 
 /// Walks statements, forking paths at branches.
 fn walk(
@@ -177,7 +177,7 @@ fn walk(
     }
 }
 
-fn live(paths: &mut [Path]) -> impl Iterator<Item = &mut Path> {
+pub(crate) fn live(paths: &mut [Path]) -> impl Iterator<Item = &mut Path> {
     paths.iter_mut().filter(|p| !p.stopped)
 }
 
@@ -237,7 +237,7 @@ fn step(
     }
 }
 
-fn fork_intents(paths: &mut Vec<Path>, intents: &[String], span: Span) {
+pub(crate) fn fork_intents(paths: &mut Vec<Path>, intents: &[String], span: Span) {
     let mut out = Vec::new();
     for p in paths.drain(..) {
         if p.stopped || intents.is_empty() {
@@ -293,7 +293,7 @@ fn walk_if(
     *paths = dedup_stopped(out);
 }
 
-fn dedup_stopped(paths: Vec<Path>) -> Vec<Path> {
+pub(crate) fn dedup_stopped(paths: Vec<Path>) -> Vec<Path> {
     let mut out: Vec<Path> = Vec::with_capacity(paths.len());
     for p in paths {
         if p.stopped && out.iter().any(|q| q.stopped && same(q, &p)) {
@@ -360,7 +360,7 @@ fn walk_when(
     *paths = out;
 }
 
-fn mark_unsupported(paths: &mut [Path], span: Span, why: &str) {
+pub(crate) fn mark_unsupported(paths: &mut [Path], span: Span, why: &str) {
     for p in live(paths) {
         p.unsupported.push((span, why.to_string()));
     }

@@ -2,13 +2,11 @@
 
 use stalwart_db::{Db, SourceFile};
 use stalwart_diagnostics::FileId;
-use stalwart_diagnostics::{Diagnostic, Span};
+use stalwart_diagnostics::Span;
 use stalwart_record::Source;
 use stalwart_sema::{
     RulebookModule, agent_catalogue, agent_rulebook, parse_agent_file, parse_rulebook,
 };
-
-use crate::codes;
 
 use crate::agent::{Lowered, SourceMap, lower_agent};
 
@@ -37,17 +35,7 @@ pub fn lower_agent_file(db: &dyn Db, file: SourceFile) -> Lowered {
     if let Some(rulebook) = rulebook {
         let gates = match &parse_rulebook(db, rulebook).module {
             RulebookModule::V1(module) => crate::gate::lower_v1(module),
-            RulebookModule::V2(_) => crate::gate::Gates {
-                diagnostics: vec![
-                    Diagnostic::error(
-                        codes::RULEBOOK_UNSUPPORTED,
-                        Span::new(rulebook.id(db), 0, 0),
-                        "Colang 2.x rulebooks are not yet lowered to the tool check's gate",
-                    )
-                    .with_help("write the rulebook in Colang 1.0 or as a rule sheet"),
-                ],
-                ..Default::default()
-            },
+            RulebookModule::V2(module) => crate::gate_v2::lower_v2(module, rulebook.text(db)),
         };
         lowered
             .diagnostics
