@@ -246,3 +246,17 @@ fn json_diagnostics_are_one_object_per_line_with_place_and_code() {
     assert_eq!(d["severity"], "error");
     assert!(d["code"].as_str().unwrap().starts_with("E01"));
 }
+
+#[test]
+fn a_schema_pattern_that_is_not_a_regular_expression_is_an_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let agent = stalwart_tests::workspace().join("tests/fixtures/compile/bad-pattern/agent.yaml");
+    let out = tmp.path().join("out");
+    let res = run(tmp.path(), &["compile", agent.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    let err = stderr(&res);
+    assert_eq!(res.status.code(), Some(2), "{err}");
+    assert!(err.contains("error[E0453]"), "{err}");
+    assert!(err.contains("the arguments schema of `lookup` cannot be compiled at `/properties/sku/pattern`"), "{err}");
+    assert!(err.contains("agent.yaml:8:7"), "{err}");
+    assert!(!out.exists());
+}

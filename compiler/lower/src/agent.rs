@@ -120,6 +120,7 @@ impl Ctx<'_> {
                 &schema.value,
             );
             self.report_partial(decl, "arguments", schema.span, &compiled.partial_keywords);
+            self.report_errors(decl, "arguments", schema.span, &compiled.errors);
             partial.extend(compiled.partial_keywords.iter().cloned());
             compiled.root
         });
@@ -130,6 +131,7 @@ impl Ctx<'_> {
                 &schema.value,
             );
             self.report_partial(decl, "result", schema.span, &compiled.partial_keywords);
+            self.report_errors(decl, "result", schema.span, &compiled.errors);
             compiled.root
         });
         let checks = decl
@@ -257,6 +259,20 @@ impl Ctx<'_> {
                     "`{}` is marked `schema_partial`: every call of it is confirmed by a person",
                     decl.name.value
                 )),
+            );
+        }
+    }
+
+    fn report_errors(&mut self, decl: &ast::ToolDecl, what: &str, span: Span, errors: &[crate::schema::SchemaError]) {
+        for e in errors {
+            let at = if e.pointer.is_empty() { String::new() } else { format!(" at `{}`", e.pointer) };
+            self.diagnostics.push(
+                Diagnostic::error(
+                    codes::SCHEMA_INVALID,
+                    span,
+                    format!("the {what} schema of `{}` cannot be compiled{at}: {}", decl.name.value, e.message),
+                )
+                .with_label(e.kind.slug()),
             );
         }
     }

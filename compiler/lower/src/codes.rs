@@ -18,3 +18,6 @@ pub const RULEBOOK_UNKNOWN_TOOL: Code = Code {
     id: "E0452",
     slug: "rulebook-unknown-tool",
 };
+/// A JSON Schema the tool check cannot compile as written (a pattern that is not a regular
+/// expression, a keyword whose value has the wrong shape, an unknown type).
+pub const SCHEMA_INVALID: Code = Code { id: "E0453", slug: "schema-invalid" };
