@@ -173,7 +173,7 @@ const BAD_EDITS: &[(&str, &str, &str, &str)] = &[
     (
         "  - python: shop.tools",
         "  - python: shop.toolz",
-        "agent.yaml:12:15",
+        "agent.yaml:12:13",
         "E0501",
     ),
 ];
@@ -252,11 +252,81 @@ fn a_schema_pattern_that_is_not_a_regular_expression_is_an_error() {
     let tmp = tempfile::tempdir().unwrap();
     let agent = stalwart_tests::workspace().join("tests/fixtures/compile/bad-pattern/agent.yaml");
     let out = tmp.path().join("out");
-    let res = run(tmp.path(), &["compile", agent.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    let res = run(
+        tmp.path(),
+        &[
+            "compile",
+            agent.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ],
+    );
     let err = stderr(&res);
     assert_eq!(res.status.code(), Some(2), "{err}");
-    assert!(err.contains("error[E0453]"), "{err}");
-    assert!(err.contains("the arguments schema of `lookup` cannot be compiled at `/properties/sku/pattern`"), "{err}");
+    assert!(err.contains("error[E0453[schema-invalid]]"), "{err}");
+    assert!(
+        err.contains(
+            "the arguments schema of `lookup` cannot be compiled at `/properties/sku/pattern`"
+        ),
+        "{err}"
+    );
     assert!(err.contains("agent.yaml:8:7"), "{err}");
     assert!(!out.exists());
+}
+
+#[test]
+fn compile_writes_the_agent_graph_beside_the_record() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let agent = shop().join("agent.yaml");
+    let res = run(
+        tmp.path(),
+        &[
+            "compile",
+            agent.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(res.status.code(), Some(0), "{}", stderr(&res));
+    let graph: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("graph.json")).unwrap()).unwrap();
+    assert_eq!(graph["format"], "qls-graph/1", "{graph}");
+    let text = graph.to_string();
+    for node in [
+        "turn",
+        "router",
+        "desk_model",
+        "guard",
+        "confirm",
+        "tool:refund_card",
+        "end",
+    ] {
+        assert!(text.contains(node), "graph.json names `{node}`");
+    }
+}
+
+#[test]
+fn a_missing_tool_module_is_one_error_not_one_per_tool() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("shop");
+    copy_tree(&shop(), &dir);
+    let yaml = std::fs::read_to_string(dir.join("agent.yaml")).unwrap();
+    std::fs::write(
+        dir.join("agent.yaml"),
+        yaml.replace("python: shop.tools", "python: shop.toolz"),
+    )
+    .unwrap();
+    let res = run(&dir, &["compile", "agent.yaml"]);
+    let err = stderr(&res);
+    assert_eq!(res.status.code(), Some(2));
+    assert_eq!(err.matches("error[").count(), 1, "{err}");
+    assert!(
+        err.contains("cannot find the Python module `shop.toolz`"),
+        "{err}"
+    );
+    assert!(
+        err.contains("looked for `shop/toolz.py` and `shop/toolz/__init__.py`"),
+        "{err}"
+    );
 }

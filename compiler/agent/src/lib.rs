@@ -65,3 +65,9 @@ pub fn parse_yaml_value(file: FileId, text: &str) -> Parse<Option<serde_json::Va
         diagnostics: parsed.diagnostics,
     }
 }
+
+/// Reads a YAML (or JSON) document as a marked tree (every value and key with its span), for
+/// front ends outside this crate that read their own YAML formats (rule sheets).
+pub fn parse_yaml_node(file: FileId, text: &str) -> Parse<Option<node::Node>> {
+    yaml::to_node(file, text)
+}

@@ -92,57 +92,55 @@ fn valid(root: &Value, schema: &Value, value: &Value) -> bool {
             return false;
         }
     }
-    if let Some(e) = obj.get("enum") {
-        if !e.as_array().unwrap().contains(value) {
-            return false;
-        }
+    if let Some(e) = obj.get("enum")
+        && !e.as_array().unwrap().contains(value)
+    {
+        return false;
     }
     if obj.get("const").is_some_and(|c| c != value) {
         return false;
     }
-    if let (Some(min), Some(n)) = (obj.get("minimum"), value.as_f64()) {
-        if n < min.as_f64().unwrap() {
-            return false;
-        }
+    if let (Some(min), Some(n)) = (obj.get("minimum"), value.as_f64())
+        && n < min.as_f64().unwrap()
+    {
+        return false;
     }
-    if let (Some(max), Some(n)) = (obj.get("maximum"), value.as_f64()) {
-        if n > max.as_f64().unwrap() {
-            return false;
-        }
+    if let (Some(max), Some(n)) = (obj.get("maximum"), value.as_f64())
+        && n > max.as_f64().unwrap()
+    {
+        return false;
     }
-    if let (Some(min), Some(s)) = (obj.get("minLength"), value.as_str()) {
-        if (s.chars().count() as u64) < min.as_u64().unwrap() {
-            return false;
-        }
+    if let (Some(min), Some(s)) = (obj.get("minLength"), value.as_str())
+        && (s.chars().count() as u64) < min.as_u64().unwrap()
+    {
+        return false;
     }
-    if let Some(one_of) = obj.get("oneOf") {
-        if one_of
+    if let Some(one_of) = obj.get("oneOf")
+        && one_of
             .as_array()
             .unwrap()
             .iter()
             .filter(|s| valid(root, s, value))
             .count()
             != 1
-        {
-            return false;
-        }
+    {
+        return false;
     }
-    if let (Some(items), Some(array)) = (obj.get("items"), value.as_array()) {
-        if !array.iter().all(|v| valid(root, items, v)) {
-            return false;
-        }
+    if let (Some(items), Some(array)) = (obj.get("items"), value.as_array())
+        && !array.iter().all(|v| valid(root, items, v))
+    {
+        return false;
     }
     if let Some(map) = value.as_object() {
         let props = obj.get("properties").and_then(Value::as_object);
-        if let Some(required) = obj.get("required") {
-            if !required
+        if let Some(required) = obj.get("required")
+            && !required
                 .as_array()
                 .unwrap()
                 .iter()
                 .all(|k| map.contains_key(k.as_str().unwrap()))
-            {
-                return false;
-            }
+        {
+            return false;
         }
         for (k, v) in map {
             let ok = match props.and_then(|p| p.get(k)) {

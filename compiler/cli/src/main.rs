@@ -11,6 +11,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use stalwart_driver::{CompileOptions, DiskLoader};
 
 mod render;
+mod verify;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -79,6 +80,31 @@ enum Command {
         /// Exit 1 when the check answers this decision.
         #[arg(long = "fail-on", value_enum)]
         fail_on: Option<FailOn>,
+    },
+    /// Lint, compile and prove an agent; print the report; exit 1 when the gate fails.
+    Verify {
+        agent: PathBuf,
+        #[arg(long, value_enum, default_value_t = verify::ReportFormat::Text)]
+        format: verify::ReportFormat,
+        /// Steps of a run the proof searches.
+        #[arg(long)]
+        depth: Option<u32>,
+        /// Turns of the conversation the proof searches.
+        #[arg(long)]
+        turns: Option<u32>,
+        /// Prove again even when the proof cache holds the answer.
+        #[arg(long)]
+        no_cache: bool,
+    },
+    /// The agent graph, findings and witness paths highlighted.
+    Graph {
+        agent: PathBuf,
+        #[arg(long, value_enum, default_value_t = verify::GraphFormat::Dot)]
+        format: verify::GraphFormat,
+        #[arg(long)]
+        depth: Option<u32>,
+        #[arg(long)]
+        turns: Option<u32>,
     },
     /// Append the caller's report of what became of call N to the history (signed).
     Report {
@@ -207,6 +233,19 @@ fn main() -> ExitCode {
                 }
             }
         }
+        Command::Verify {
+            agent,
+            format,
+            depth,
+            turns,
+            no_cache,
+        } => verify::verify(&agent, format, depth, turns, no_cache),
+        Command::Graph {
+            agent,
+            format,
+            depth,
+            turns,
+        } => verify::graph(&agent, format, depth, turns),
         Command::Report {
             dir,
             history,

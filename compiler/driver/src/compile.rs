@@ -81,12 +81,7 @@ pub fn compile_agent(
     agent_yaml: &Path,
     options: &CompileOptions,
 ) -> CompileOutcome {
-    let root = agent_yaml
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_default();
-    let db = Database::new(loader, root);
-    let Some(file) = db.load(agent_yaml) else {
+    let Some((db, file)) = Database::open(loader, agent_yaml) else {
         return CompileOutcome {
             diagnostics: Vec::new(),
             files: Files::new(),
@@ -118,7 +113,8 @@ pub fn compile_agent(
         .out
         .clone()
         .unwrap_or_else(|| default_out_dir(agent_yaml));
-    let written = write_record(&db, file, &lowered.body, &out);
+    let graph = crate::graph::graph_json(&db, file);
+    let written = write_record(&db, file, &lowered.body, Some(graph.as_str()), &out);
     match written {
         Ok(w) => CompileOutcome {
             diagnostics,
@@ -142,10 +138,11 @@ fn write_record(
     db: &Database,
     file: SourceFile,
     body: &RecordBody,
+    graph: Option<&str>,
     out: &Path,
 ) -> Result<Written, Box<Diagnostic>> {
     let at = Span::new(file.id(db), 0, 0);
-    write_record_body(body, out).map_err(|e| {
+    write_record_folder(body, graph, out).map_err(|e| {
         let code = if e.starts_with("cannot encode") {
             ENCODE_FAILED
         } else {
@@ -157,6 +154,15 @@ fn write_record(
 
 /// Encodes a body and writes its record folder (record.bin + manifest.json) atomically.
 pub fn write_record_body(body: &RecordBody, out: &Path) -> Result<Written, String> {
+    write_record_folder(body, None, out)
+}
+
+/// The same, with the agent graph (`graph.json`, qls-graph/1) beside the record.
+pub fn write_record_folder(
+    body: &RecordBody,
+    graph: Option<&str>,
+    out: &Path,
+) -> Result<Written, String> {
     let bytes = stalwart_record::encode(body, COMPILER_VERSION)
         .map_err(|e| format!("cannot encode the record: {e}"))?;
     let digest = blake3::hash(&bytes).to_hex().to_string();
@@ -165,14 +171,15 @@ pub fn write_record_body(body: &RecordBody, out: &Path) -> Result<Written, Strin
         "{}\n",
         serde_json::to_string_pretty(&manifest).unwrap_or_default()
     );
-    write_folder_atomically(
-        out,
-        &[
-            ("record.bin", &bytes),
-            ("manifest.json", manifest_text.as_bytes()),
-        ],
-    )
-    .map_err(|e| format!("cannot write the record folder `{}`: {e}", out.display()))?;
+    let mut files: Vec<(&str, &[u8])> = vec![
+        ("record.bin", &bytes),
+        ("manifest.json", manifest_text.as_bytes()),
+    ];
+    if let Some(g) = graph {
+        files.push(("graph.json", g.as_bytes()));
+    }
+    write_folder_atomically(out, &files)
+        .map_err(|e| format!("cannot write the record folder `{}`: {e}", out.display()))?;
     Ok(Written {
         dir: normalize(out),
         record_bytes: bytes.len(),

@@ -123,6 +123,15 @@ impl Database {
         }
     }
 
+    /// A database rooted at the folder of `path` (agent.yaml's or a rulebook's), with that file
+    /// loaded; `None` when it cannot be read.
+    pub fn open(loader: Arc<dyn FileLoader>, path: &Path) -> Option<(Self, SourceFile)> {
+        let root = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        let db = Self::new(loader, root);
+        let file = db.load(path)?;
+        Some((db, file))
+    }
+
     /// Loads (once) the file at `path`; `None` when it cannot be read.
     pub fn load(&self, path: &Path) -> Option<SourceFile> {
         let path = normalize(path);

@@ -7,8 +7,10 @@
 pub mod check;
 pub mod compile;
 pub mod database;
+pub mod graph;
 pub mod output;
 pub mod rules;
+pub mod verify;
 
 pub use check::{CheckRequest, InputError, ReportRequest, run_check, run_report};
 pub use compile::{

@@ -29,9 +29,7 @@ pub fn inspect_rules(
 ) -> Result<Vec<Inspected>, String> {
     let mut out = Vec::new();
     for path in paths {
-        let root = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        let db = Database::new(loader.clone(), root);
-        let Some(file) = db.load(path) else {
+        let Some((db, file)) = Database::open(loader.clone(), path) else {
             return Err(format!("cannot read `{}`", path.display()));
         };
         let (facts, diagnostics) = match forced {
@@ -48,6 +46,7 @@ pub fn inspect_rules(
                 let facts = match &parsed.module {
                     RulebookModule::V1(m) => stalwart_syntax::inspect_v1(m),
                     RulebookModule::V2(m) => stalwart_syntax::v2::inspect_v2(m),
+                    RulebookModule::Sheet(sheet) => inspect_sheet(sheet),
                 };
                 (facts, parsed.diagnostics.clone())
             }
@@ -65,9 +64,7 @@ pub fn inspect_rules(
 /// Compiles a rulebook file on its own into a record folder: one entry per governed tool,
 /// carrying its gate (the catalogue joins it when an agent is compiled).
 pub fn compile_rules(loader: Arc<dyn FileLoader>, path: &Path, out: &Path) -> CompileOutcome {
-    let root = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    let db = Database::new(loader, root);
-    let Some(file) = db.load(path) else {
+    let Some((db, file)) = Database::open(loader, path) else {
         return CompileOutcome {
             diagnostics: Vec::new(),
             files: Files::new(),
@@ -77,9 +74,16 @@ pub fn compile_rules(loader: Arc<dyn FileLoader>, path: &Path, out: &Path) -> Co
     };
     let parsed = parse_rulebook(&db, file);
     let mut diagnostics = parsed.diagnostics.clone();
+    diagnostics.extend(stalwart_sema::rulebook::check_rulebook(
+        &db,
+        file,
+        None,
+        &Default::default(),
+    ));
     let gates = match &parsed.module {
         RulebookModule::V1(module) => stalwart_lower::gate::lower_v1(module),
         RulebookModule::V2(module) => stalwart_lower::gate_v2::lower_v2(module, file.text(&db)),
+        RulebookModule::Sheet(sheet) => stalwart_lower::gate_sheet::lower_sheet(sheet),
     };
     diagnostics.extend(gates.diagnostics.iter().cloned());
     if diagnostics.iter().any(Diagnostic::is_error) {
@@ -159,4 +163,19 @@ fn intents(module: &stalwart_syntax::v1::ast::Module) -> Vec<String> {
     names.sort();
     names.dedup();
     names
+}
+
+/// A rule sheet's facts: its rows as written, and its default.
+fn inspect_sheet(sheet: &stalwart_syntax::sheet::ast::Sheet) -> serde_json::Value {
+    serde_json::json!({
+        "version": "sheet",
+        "default": match sheet.default_decision() {
+            stalwart_syntax::sheet::ast::SheetDefault::Allow => "allow",
+            stalwart_syntax::sheet::ast::SheetDefault::Refuse => "refuse",
+        },
+        "rules": sheet.rows.iter().map(|r| serde_json::json!({
+            "rule": r.rule.text, "tool": r.tool.text, "when": r.when_cell.text,
+            "then": r.then_cell.text, "say": r.say.text,
+        })).collect::<Vec<_>>(),
+    })
 }

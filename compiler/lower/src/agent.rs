@@ -263,14 +263,27 @@ impl Ctx<'_> {
         }
     }
 
-    fn report_errors(&mut self, decl: &ast::ToolDecl, what: &str, span: Span, errors: &[crate::schema::SchemaError]) {
+    fn report_errors(
+        &mut self,
+        decl: &ast::ToolDecl,
+        what: &str,
+        span: Span,
+        errors: &[crate::schema::SchemaError],
+    ) {
         for e in errors {
-            let at = if e.pointer.is_empty() { String::new() } else { format!(" at `{}`", e.pointer) };
+            let at = if e.pointer.is_empty() {
+                String::new()
+            } else {
+                format!(" at `{}`", e.pointer)
+            };
             self.diagnostics.push(
                 Diagnostic::error(
                     codes::SCHEMA_INVALID,
                     span,
-                    format!("the {what} schema of `{}` cannot be compiled{at}: {}", decl.name.value, e.message),
+                    format!(
+                        "the {what} schema of `{}` cannot be compiled{at}: {}",
+                        decl.name.value, e.message
+                    ),
                 )
                 .with_label(e.kind.slug()),
             );

@@ -20,4 +20,7 @@ pub const RULEBOOK_UNKNOWN_TOOL: Code = Code {
 };
 /// A JSON Schema the tool check cannot compile as written (a pattern that is not a regular
 /// expression, a keyword whose value has the wrong shape, an unknown type).
-pub const SCHEMA_INVALID: Code = Code { id: "E0453", slug: "schema-invalid" };
+pub const SCHEMA_INVALID: Code = Code {
+    id: "E0453",
+    slug: "schema-invalid",
+};

@@ -64,12 +64,11 @@ impl Ctx<'_> {
 
     fn step(&self, stmt: &v2::Stmt, paths: &mut Vec<Path>, depth: usize) {
         match &stmt.kind {
-            v2::StmtKind::Spec { op, expr, .. } => match op {
-                v2::SpecOp::Await | v2::SpecOp::Start | v2::SpecOp::Match => {
-                    self.spec_expr(expr, stmt.span, paths, depth);
-                }
-                _ => {}
-            },
+            v2::StmtKind::Spec {
+                op: v2::SpecOp::Await | v2::SpecOp::Start | v2::SpecOp::Match,
+                expr,
+                ..
+            } => self.spec_expr(expr, stmt.span, paths, depth),
             v2::StmtKind::If {
                 branches,
                 else_body,

@@ -36,6 +36,7 @@ pub fn lower_agent_file(db: &dyn Db, file: SourceFile) -> Lowered {
         let gates = match &parse_rulebook(db, rulebook).module {
             RulebookModule::V1(module) => crate::gate::lower_v1(module),
             RulebookModule::V2(module) => crate::gate_v2::lower_v2(module, rulebook.text(db)),
+            RulebookModule::Sheet(sheet) => crate::gate_sheet::lower_sheet(sheet),
         };
         lowered
             .diagnostics

@@ -130,18 +130,46 @@ pub fn analyze_agent(db: &dyn Db, file: SourceFile) -> AgentAnalysis {
             .with_help("add `agents:` with at least one agent and the tools it may reach"),
         );
     }
-    diagnostics.extend(stalwart_agent::resolve_agent(
-        &parsed.value,
-        &catalogue.tools,
-    ));
+    let resolved = stalwart_agent::resolve_agent(&parsed.value, &catalogue.tools);
+    let source_missing = catalogue
+        .diagnostics
+        .iter()
+        .any(|d| d.code == codes::MISSING_TOOL_SOURCE);
+    // A tool source that cannot be found leaves its tools undeclared: naming each of them again
+    // would only repeat the one error that matters.
+    diagnostics.extend(
+        resolved
+            .into_iter()
+            .filter(|d| !(source_missing && d.code.slug == "unknown-tool")),
+    );
     if let Some(rulebook) = &parsed.value.rulebook {
         match agent_rulebook(db, file) {
-            Some(source) => diagnostics.extend(
-                crate::rulebook::parse_rulebook(db, source)
-                    .diagnostics
+            Some(source) => {
+                diagnostics.extend(
+                    crate::rulebook::parse_rulebook(db, source)
+                        .diagnostics
+                        .iter()
+                        .cloned(),
+                );
+                let tools: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> =
+                    catalogue
+                        .tools
+                        .iter()
+                        .map(|t| (t.name.value.clone(), argument_names(t)))
+                        .collect();
+                let facts: std::collections::BTreeSet<String> = parsed
+                    .value
+                    .facts
                     .iter()
-                    .cloned(),
-            ),
+                    .map(|f| f.name.value.clone())
+                    .collect();
+                diagnostics.extend(crate::rulebook::check_rulebook(
+                    db,
+                    source,
+                    Some(&tools),
+                    &facts,
+                ));
+            }
             None => diagnostics.push(
                 Diagnostic::error(
                     codes::MISSING_RULEBOOK,
@@ -162,6 +190,16 @@ pub fn analyze_agent(db: &dyn Db, file: SourceFile) -> AgentAnalysis {
 pub fn module_candidates(module: &str) -> Vec<String> {
     let base = module.replace('.', "/");
     vec![format!("{base}.py"), format!("{base}/__init__.py")]
+}
+
+/// The top-level property names of a tool's argument schema.
+fn argument_names(tool: &ToolDecl) -> std::collections::BTreeSet<String> {
+    tool.arguments
+        .as_ref()
+        .and_then(|a| a.value.get("properties"))
+        .and_then(|p| p.as_object())
+        .map(|p| p.keys().cloned().collect())
+        .unwrap_or_default()
 }
 
 /// The rulebook file agent.yaml names, if it names one that exists.

@@ -5,8 +5,10 @@
 //! them. Queries return values with their diagnostics; nothing here renders or writes.
 
 pub mod agent;
+pub mod checks;
 pub mod codes;
 pub mod rulebook;
+pub mod sheet;
 
 pub use agent::{
     AgentAnalysis, Catalogue, agent_catalogue, agent_rulebook, analyze_agent, parse_agent_file,

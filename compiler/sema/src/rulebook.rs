@@ -10,6 +10,8 @@ use stalwart_syntax::Dialect;
 pub enum RulebookModule {
     V1(stalwart_syntax::v1::ast::Module),
     V2(stalwart_syntax::v2::ast::Module),
+    /// A rule sheet (`*.csv`, `*.rules.yaml`).
+    Sheet(stalwart_syntax::sheet::ast::Sheet),
 }
 
 /// A parsed rulebook file.
@@ -31,6 +33,14 @@ pub fn rulebook_dialect(db: &dyn Db, file: SourceFile) -> Dialect {
 /// Parses a rulebook file in its dialect. `no_eq`: trees are cheap to rebuild.
 #[salsa::tracked(returns(ref), no_eq)]
 pub fn parse_rulebook(db: &dyn Db, file: SourceFile) -> RulebookParse {
+    if crate::sheet::is_sheet_path(file.path(db)) {
+        let parse = crate::sheet::parse_sheet(file.id(db), file.path(db), file.text(db));
+        return RulebookParse {
+            dialect: Dialect::V1,
+            module: RulebookModule::Sheet(parse.value),
+            diagnostics: parse.diagnostics,
+        };
+    }
     let dialect = rulebook_dialect(db, file);
     match dialect {
         Dialect::V1 => {
@@ -49,5 +59,26 @@ pub fn parse_rulebook(db: &dyn Db, file: SourceFile) -> RulebookParse {
                 diagnostics: parse.diagnostics,
             }
         }
+    }
+}
+
+/// The semantic checks of a parsed rulebook (E1600–E1699, and a sheet's `$args` check), given
+/// the catalogue's tools with their argument names when compiled with an agent, and the facts
+/// agent.yaml declares.
+pub fn check_rulebook(
+    db: &dyn Db,
+    file: SourceFile,
+    catalogue: Option<&std::collections::BTreeMap<String, std::collections::BTreeSet<String>>>,
+    facts: &std::collections::BTreeSet<String>,
+) -> Vec<Diagnostic> {
+    let names: Option<std::collections::BTreeSet<String>> =
+        catalogue.map(|c| c.keys().cloned().collect());
+    match &parse_rulebook(db, file).module {
+        RulebookModule::V1(m) => crate::checks::check_v1(m, names.as_ref(), facts),
+        RulebookModule::V2(m) => crate::checks::check_v2(m, file.text(db), names.as_ref(), facts),
+        RulebookModule::Sheet(sheet) => match catalogue {
+            Some(tools) => stalwart_syntax::sheet::check_sheet_arguments(sheet, tools),
+            None => Vec::new(),
+        },
     }
 }

@@ -4,6 +4,7 @@
 
 pub mod detect;
 pub mod expr;
+pub mod sheet;
 pub mod v1;
 pub mod v2;
 

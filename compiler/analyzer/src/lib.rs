@@ -1,0 +1,141 @@
+//! The proof of an agent: lints from the runtime, code checks of its Python tools, and the hunt
+//! of its graph for a way past the guard.
+//!
+//! `catalogue` reads the record's tools, `system` is the transition system and its obligations,
+//! `explicit` the explicit-state engine that answers them, `findings` what each rule raises,
+//! `lints` and `code` the checks beside the proof, `report` the text, JSON and SARIF forms, and
+//! `cache` the proof cache keyed by the digest of graph, catalogue and rulebook.
+
+pub mod cache;
+pub mod catalogue;
+pub mod code;
+pub mod explicit;
+pub mod findings;
+pub mod gate;
+pub mod lints;
+pub mod report;
+pub mod rules;
+pub mod system;
+
+use serde::{Deserialize, Serialize};
+use stalwart_graph::{AgentGraph, Place};
+use stalwart_record::RecordBody;
+
+pub use catalogue::Catalogue;
+pub use code::CodeReport;
+pub use findings::Finding;
+pub use lints::Lint;
+pub use rules::{RULES, Rule, RuleType, rule_by_id};
+pub use system::{Answer, Bounds, Obligation, System};
+
+/// Everything a proof reads.
+#[derive(Debug, Clone)]
+pub struct ProofInput<'a> {
+    pub graph: &'a AgentGraph,
+    pub body: &'a RecordBody,
+    /// The rulebook's path as agent.yaml writes it, when it names one.
+    pub rulebook: Option<String>,
+    /// Errors the rulebook raised when lowered for the tool check, with their places.
+    pub rulebook_errors: Vec<(String, Place)>,
+    /// Python tool modules: `(path relative to agent.yaml's folder, text)`.
+    pub python: Vec<(String, String)>,
+    pub bounds: Bounds,
+}
+
+/// One obligation's answer, as the report states it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Verdict {
+    pub rule: String,
+    pub subject: String,
+    /// Each engine's verdict: `reachable`, `unreachable` or `undecided`.
+    pub engines: Vec<(String, String)>,
+}
+
+/// A whole proof.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Proof {
+    pub rulebook: Option<String>,
+    pub lints: Vec<Lint>,
+    pub code: CodeReport,
+    pub findings: Vec<Finding>,
+    /// Obligations no engine could decide: never reported as clean.
+    pub undecided: Vec<Verdict>,
+    pub verdicts: Vec<Verdict>,
+    /// `(rule, why)` for the rules that had nothing to read.
+    pub nothing_to_read: Vec<(String, String)>,
+    pub depth: u32,
+    pub turns: u32,
+    /// The digest the proof is cached under.
+    pub key: String,
+    /// Whether this proof was answered from the cache.
+    #[serde(default)]
+    pub from_cache: bool,
+}
+
+impl Proof {
+    /// Findings whose rule fails the gate.
+    pub fn failures(&self) -> impl Iterator<Item = &Finding> {
+        self.findings.iter().filter(|f| findings::fails_gate(f))
+    }
+
+    /// The gate passes when no finding fails it and every obligation was decided.
+    pub fn gate_passed(&self) -> bool {
+        self.failures().next().is_none() && self.undecided.is_empty()
+    }
+}
+
+/// The engines that answer every obligation.
+pub const ENGINES: &[&str] = &["explicit"];
+
+/// Runs the proof.
+pub fn prove(input: &ProofInput<'_>) -> Proof {
+    let catalogue = Catalogue::from_record(input.body);
+    let sys = System::new(input.graph, &catalogue, input.bounds);
+    let answers = explicit::solve(&sys);
+    let inputs = findings::Inputs {
+        graph: input.graph,
+        catalogue: &catalogue,
+        body: input.body,
+        rulebook_errors: &input.rulebook_errors,
+        has_rulebook: input.rulebook.is_some(),
+    };
+    let mut found = findings::from_answers(&inputs, &answers);
+    found.extend(findings::from_structure(&inputs));
+    findings::sort(&mut found);
+    let verdicts: Vec<Verdict> = answers
+        .iter()
+        .filter(|(o, _)| o.rule != "reach_model")
+        .map(|(o, a)| Verdict {
+            rule: o.rule.to_string(),
+            subject: o.subject.clone(),
+            engines: vec![("explicit".to_string(), a.verdict().to_string())],
+        })
+        .collect();
+    let undecided = verdicts
+        .iter()
+        .filter(|v| v.engines.iter().any(|(_, x)| x == "undecided"))
+        .cloned()
+        .collect();
+    let sends_out: Vec<String> = catalogue
+        .tools
+        .iter()
+        .filter(|t| t.sends_out)
+        .map(|t| t.name.clone())
+        .collect();
+    Proof {
+        rulebook: input.rulebook.clone(),
+        lints: lints::lint(&catalogue, input.graph),
+        code: code::check_python(&input.python, &sends_out),
+        findings: found,
+        undecided,
+        verdicts,
+        nothing_to_read: findings::nothing_to_read(&inputs)
+            .into_iter()
+            .map(|(r, w)| (r.to_string(), w.to_string()))
+            .collect(),
+        depth: input.bounds.depth,
+        turns: input.bounds.turns,
+        key: cache::key(input),
+        from_cache: false,
+    }
+}

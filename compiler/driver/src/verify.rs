@@ -1,0 +1,152 @@
+//! `stalwart verify`: lint, compile, hunt. Loads agent.yaml and what it names, stops at input
+//! errors, lowers the agent as `stalwart compile` does (a rulebook the tool check cannot compile
+//! becomes the finding QG005 rather than an input error), builds the graph and runs the proof,
+//! answering from the proof cache in `.stalwart/cache/` beside agent.yaml when nothing it reads
+//! has changed.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use stalwart_analyzer::{Bounds, Proof, ProofInput};
+use stalwart_db::SourceFile;
+use stalwart_diagnostics::{Diagnostic, Files};
+use stalwart_graph::AgentGraph;
+
+use crate::database::{Database, FileLoader};
+
+/// Options of `stalwart verify`.
+#[derive(Debug, Clone)]
+pub struct VerifyOptions {
+    pub bounds: Bounds,
+    /// Read and write the proof cache.
+    pub cache: bool,
+}
+
+impl Default for VerifyOptions {
+    fn default() -> Self {
+        Self {
+            bounds: Bounds::default(),
+            cache: true,
+        }
+    }
+}
+
+/// What a verify produced.
+#[derive(Debug)]
+pub struct VerifyOutcome {
+    /// Input errors (and warnings) of agent.yaml and what it names.
+    pub diagnostics: Vec<Diagnostic>,
+    pub files: Files,
+    /// A message about an input that has no place in a file (agent.yaml itself is missing).
+    pub fatal: Option<String>,
+    pub graph: Option<AgentGraph>,
+    pub proof: Option<Proof>,
+}
+
+/// The proof cache folder of an agent.yaml.
+pub fn cache_dir(agent_yaml: &Path) -> PathBuf {
+    agent_yaml
+        .parent()
+        .unwrap_or(Path::new("."))
+        .join(".stalwart")
+        .join("cache")
+}
+
+/// Lints, compiles and proves an agent.
+pub fn verify_agent(
+    loader: Arc<dyn FileLoader>,
+    agent_yaml: &Path,
+    options: &VerifyOptions,
+) -> VerifyOutcome {
+    let Some((db, file)) = Database::open(loader, agent_yaml) else {
+        return VerifyOutcome {
+            diagnostics: Vec::new(),
+            files: Files::new(),
+            fatal: Some(format!("cannot read `{}`", agent_yaml.display())),
+            graph: None,
+            proof: None,
+        };
+    };
+    let mut diagnostics = stalwart_sema::analyze_agent(&db, file).diagnostics.clone();
+    if diagnostics.iter().any(Diagnostic::is_error) {
+        return VerifyOutcome {
+            diagnostics,
+            files: db.files(),
+            fatal: None,
+            graph: None,
+            proof: None,
+        };
+    }
+    let lowered = stalwart_lower::lower_agent_file(&db, file);
+    let files_of = stalwart_graph::source_files(&db, file);
+    let rulebook_file = stalwart_sema::agent_rulebook(&db, file);
+    let mut rulebook_errors = Vec::new();
+    for d in &lowered.diagnostics {
+        let in_rulebook = rulebook_file.is_some_and(|r| r.id(&db) == d.primary.span.file);
+        if d.is_error() && in_rulebook {
+            rulebook_errors.push((
+                d.message.clone(),
+                stalwart_graph::place_of(&db, &files_of, d.primary.span),
+            ));
+        } else {
+            diagnostics.push(d.clone());
+        }
+    }
+    stalwart_diagnostics::sort(&mut diagnostics);
+    if diagnostics.iter().any(Diagnostic::is_error) {
+        return VerifyOutcome {
+            diagnostics,
+            files: db.files(),
+            fatal: None,
+            graph: None,
+            proof: None,
+        };
+    }
+    let graph = stalwart_graph::agent_graph(&db, file).clone();
+    let parsed = stalwart_sema::parse_agent_file(&db, file);
+    let input = ProofInput {
+        graph: &graph,
+        body: &lowered.body,
+        rulebook: parsed.value.rulebook.as_ref().map(|r| r.value.clone()),
+        rulebook_errors,
+        python: python_sources(&db, file),
+        bounds: options.bounds,
+    };
+    let proof = prove_cached(
+        &input,
+        options.cache.then(|| cache_dir(agent_yaml)).as_deref(),
+    );
+    VerifyOutcome {
+        diagnostics,
+        files: db.files(),
+        fatal: None,
+        graph: Some(graph),
+        proof: Some(proof),
+    }
+}
+
+/// Proves, or answers from the cache folder when it holds a proof under the same key.
+pub fn prove_cached(input: &ProofInput<'_>, cache: Option<&Path>) -> Proof {
+    let key = stalwart_analyzer::cache::key(input);
+    if let Some(dir) = cache
+        && let Some(proof) = stalwart_analyzer::cache::load(dir, &key)
+    {
+        return proof;
+    }
+    let proof = stalwart_analyzer::prove(input);
+    if let Some(dir) = cache {
+        // A cache that cannot be written only costs the next run its answer.
+        let _ = stalwart_analyzer::cache::store(dir, &proof);
+    }
+    proof
+}
+
+/// The Python tool modules agent.yaml's catalogue was read from: `(path, text)`.
+fn python_sources(db: &Database, file: SourceFile) -> Vec<(String, String)> {
+    stalwart_sema::agent_catalogue(db, file)
+        .sources
+        .iter()
+        .filter(|s| s.path(db).ends_with(".py"))
+        .map(|s| (s.path(db).clone(), s.text(db).clone()))
+        .collect()
+}

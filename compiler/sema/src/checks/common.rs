@@ -1,0 +1,109 @@
+//! Helpers the 1.0 and 2.x checks share: message texts and suggestions.
+
+use std::collections::BTreeSet;
+
+use stalwart_diagnostics::{Diagnostic, Span, did_you_mean};
+
+use super::codes;
+
+/// Bot messages the check answers with itself: they need no definition.
+pub(crate) const BUILTIN_BOT_MESSAGES: [&str; 2] = ["refuse", "stop"];
+
+/// Variables the runtime gives every flow.
+pub(crate) const BUILTIN_VARIABLES: [&str; 15] = [
+    "system",
+    "uid",
+    "flow_id",
+    "loop_id",
+    "parent_uid",
+    "child_flow_uids",
+    "context",
+    "priority",
+    "arguments",
+    "flow_instance_uid",
+    "source_flow_instance_uid",
+    "activate",
+    "new_instance_started",
+    "self",
+    "event",
+];
+
+/// `E1605` for a tool the catalogue lacks, with the nearest tool as a fix (`fix` spells it).
+pub(crate) fn unknown_tool(
+    catalogue: &BTreeSet<String>,
+    tool: &str,
+    span: Span,
+    what: String,
+    fix: impl Fn(&str) -> String,
+) -> Diagnostic {
+    let mut d = Diagnostic::error(codes::UNKNOWN_TOOL, span, what).with_label("no such tool");
+    if let Some(near) = did_you_mean(tool, catalogue.iter().map(String::as_str)) {
+        d = d.with_fix(span, fix(near), format!("did you mean `{near}`"));
+    }
+    d
+}
+
+/// `W1601` for an undefined bot message, with the nearest defined one as a fix.
+pub(crate) fn undefined_bot(
+    message: &str,
+    span: Span,
+    label: String,
+    defined: &[&str],
+    spell: impl Fn(&str) -> String,
+) -> Diagnostic {
+    let mut d = Diagnostic::warning(
+        codes::UNDEFINED_BOT_MESSAGE,
+        span,
+        format!("bot message `{message}` is not defined"),
+    )
+    .with_label(label);
+    if let Some(near) = did_you_mean(message, defined.iter().copied()) {
+        d = d.with_fix(span, spell(near), format!("did you mean `{near}`"));
+    } else {
+        d = d.with_note("`refuse` and `stop` are built in; other messages need a definition");
+    }
+    d
+}
+
+/// `W1604`: `name` read at `read` before its first set at `set`.
+pub(crate) fn read_before_set(name: &str, read: Span, set: Span) -> Diagnostic {
+    Diagnostic::warning(
+        codes::READ_BEFORE_SET,
+        read,
+        format!("`${name}` is read before it is set"),
+    )
+    .with_label("read here")
+    .with_secondary(set, "first set here")
+    .with_help("set it earlier, or declare it as a fact in agent.yaml's `facts:`")
+}
+
+/// `W1606` at the first statement after `stop`/`return`/`abort` (at `after`).
+pub(crate) fn unreachable(span: Span, after: Span) -> Diagnostic {
+    Diagnostic::warning(codes::UNREACHABLE, span, "unreachable statement")
+        .with_label("never runs")
+        .with_secondary(after, "the block ends here")
+}
+
+/// The `$name`s written in raw text, with their byte ranges.
+pub(crate) fn variables_in(text: &str) -> Vec<(String, usize, usize)> {
+    let mut out = Vec::new();
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if c != '$' {
+            continue;
+        }
+        let mut end = i + 1;
+        while let Some(&(j, d)) = chars.peek() {
+            if d.is_alphanumeric() || d == '_' {
+                end = j + d.len_utf8();
+                chars.next();
+            } else {
+                break;
+            }
+        }
+        if end > i + 1 {
+            out.push((text.get(i + 1..end).unwrap_or("").to_string(), i, end));
+        }
+    }
+    out
+}

@@ -1,0 +1,191 @@
+//! The semantic checks of Colang rulebooks: one rendered snapshot per input, no diagnostic for
+//! the shop's policy, and no error on any file of the Colang corpus.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::string_slice
+)]
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use stalwart_diagnostics::{Diagnostic, FileId, Files, render_text};
+use stalwart_sema::checks::{check_v1, check_v2};
+use stalwart_syntax::parse_v1;
+use stalwart_syntax::v2::parse_v2;
+
+fn set(names: &[&str]) -> BTreeSet<String> {
+    names.iter().map(|s| s.to_string()).collect()
+}
+
+const SHOP_TOOLS: [&str; 5] = [
+    "get_order",
+    "charge_card",
+    "send_receipt",
+    "read_inbox",
+    "refund_card",
+];
+
+/// Checks a 1.0 (`v1`) or 2.x (`v2`) text, asserting it parses cleanly, and renders the result.
+fn check(dialect: &str, text: &str, catalogue: Option<&[&str]>, facts: &[&str]) -> String {
+    let catalogue = catalogue.map(set);
+    let facts = set(facts);
+    let diagnostics: Vec<Diagnostic> = match dialect {
+        "v1" => {
+            let parsed = parse_v1(FileId(0), text);
+            assert_eq!(parsed.diagnostics, vec![], "the input must parse");
+            check_v1(&parsed.value, catalogue.as_ref(), &facts)
+        }
+        _ => {
+            let parsed = parse_v2(FileId(0), text);
+            assert_eq!(parsed.diagnostics, vec![], "the input must parse");
+            check_v2(&parsed.value, text, catalogue.as_ref(), &facts)
+        }
+    };
+    let mut files = Files::new();
+    files.insert(FileId(0), "rails.co", text);
+    render_text(&files, &diagnostics)
+}
+
+#[test]
+fn v1_undefined_bot_message_suggests_the_nearest() {
+    let text = "define bot ask order number\n  \"Which order?\"\n\ndefine flow refunds\n  user ask refund\n  bot ask ordr number\n  bot refuse\n  bot stop\n  bot \"inline text\"\n  bot greet \"Hello!\"\n  bot explain policy\n";
+    insta::assert_snapshot!("v1_undefined_bot", check("v1", text, None, &[]));
+}
+
+#[test]
+fn v1_undefined_subflow() {
+    let text = "define subflow check order\n  execute get_order\n\ndefine flow refunds\n  do check ordr\n  do check order\n  do unknown thing\n";
+    insta::assert_snapshot!("v1_undefined_subflow", check("v1", text, None, &[]));
+}
+
+#[test]
+fn v1_duplicate_flows() {
+    let text = "define user greet\n  \"hi\"\n\ndefine user greet\n  \"hello\"\n\ndefine flow refunds\n  bot refuse\n\ndefine subflow refunds\n  bot refuse\n\ndefine flow\n  bot refuse\n\ndefine flow\n  bot refuse\n";
+    insta::assert_snapshot!("v1_duplicate_flows", check("v1", text, None, &[]));
+}
+
+#[test]
+fn v1_variable_read_before_set() {
+    let text = "define flow refunds\n  if $amount > 500\n    bot refuse\n  $amount = execute get_amount\n  if $amount > 500\n    bot refuse\n  if $order_paid\n    execute refund_card\n  while $tries < 3\n    $tries = 1\n\ndefine flow other\n  if $limit\n    bot refuse\n\ndefine flow setter\n  $limit = 3\n  if $declared\n    bot refuse\n  $declared = True\n";
+    insta::assert_snapshot!("v1_read_before_set", check("v1", text, None, &["declared"]));
+}
+
+#[test]
+fn v1_unknown_tools_with_a_catalogue() {
+    let text = "define flow refunds\n  execute refund_crd\n  bot execute_get_ordr\n  execute refund_card\n  $x = execute wholly_unknown\n";
+    insta::assert_snapshot!(
+        "v1_unknown_tools",
+        check("v1", text, Some(&SHOP_TOOLS), &[])
+    );
+    // Without a catalogue, tools are not checked.
+    assert_eq!(check("v1", text, None, &[]), "");
+}
+
+#[test]
+fn v1_unreachable_statements() {
+    let text = "define flow refunds\n  if $x\n    stop\n    bot refuse\n    bot refuse\n  execute refund_card\n  return\n  label again\n  bot refuse\n  abort\n  bot refuse\n";
+    insta::assert_snapshot!("v1_unreachable", check("v1", text, None, &[]));
+}
+
+#[test]
+fn v2_undefined_flows_without_imports() {
+    let text = "flow main\n  await greet usr\n  await bot refuse\n  await bot say hello\n  await nothing like it\n\nflow greet user\n  await bot greeting\n\nflow bot greeting\n  pass\n";
+    insta::assert_snapshot!("v2_undefined_flows", check("v2", text, None, &[]));
+}
+
+#[test]
+fn v2_imports_bring_the_standard_library() {
+    let text = "import core\n\nflow main\n  await user said \"hi\"\n  await bot say \"hello\"\n  await some library flow\n";
+    assert_eq!(check("v2", text, None, &[]), "");
+}
+
+#[test]
+fn v2_duplicate_flows_need_override() {
+    let text = "flow main\n  pass\n\nflow refunds\n  pass\n\n@override\nflow refunds\n  pass\n\nflow refunds\n  pass\n";
+    insta::assert_snapshot!("v2_duplicate_flows", check("v2", text, None, &[]));
+}
+
+#[test]
+fn v2_variable_read_before_set() {
+    let text = "flow refunds $order\n  if $amount > 500\n    await bot refuse\n  $amount = 3\n  if $order and $amount\n    pass\n  global $shared\n  while $shared\n    $shared = False\n  when user said \"x\" as $ref\n    pass\n  or when UtteranceUserActionFinished(final_transcript=$ref2)\n    pass\n  $ref2 = 1\n  if $context and $ref and $declared\n    pass\n  $declared = 1\n\nflow user said $text\n  pass\n";
+    insta::assert_snapshot!("v2_read_before_set", check("v2", text, None, &["declared"]));
+}
+
+#[test]
+fn v2_unknown_actions_with_a_catalogue() {
+    let text = "flow refunds\n  await RefundCrdAction(amount=1)\n  start GetOrderAction()\n  await bot execute_send_recipt\n  await StartUtteranceBotAction(script=\"x\")\n";
+    insta::assert_snapshot!(
+        "v2_unknown_actions",
+        check("v2", text, Some(&SHOP_TOOLS), &[])
+    );
+}
+
+#[test]
+fn v2_unreachable_statements() {
+    let text = "flow main\n  if True\n    return\n    # a comment is not a statement\n    await bot refuse\n  abort\n  await bot refuse\n  await bot refuse\n";
+    insta::assert_snapshot!("v2_unreachable", check("v2", text, None, &[]));
+}
+
+#[test]
+fn the_shop_policy_gives_no_diagnostic() {
+    let path = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/shop/policy.co"
+    ));
+    let text = std::fs::read_to_string(path).unwrap();
+    assert_eq!(check("v1", &text, Some(&SHOP_TOOLS), &[]), "");
+    assert_eq!(check("v1", &text, None, &[]), "");
+}
+
+fn corpus(dialect: &str) -> Option<Vec<PathBuf>> {
+    let dir = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/corpus/colang"
+    ))
+    .join(dialect);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "co"))
+        .collect();
+    files.sort();
+    Some(files)
+}
+
+#[test]
+fn corpus_files_raise_no_errors() {
+    for dialect in ["v1", "v2"] {
+        let Some(files) = corpus(dialect) else {
+            println!("corpus not found for {dialect}; nothing to check");
+            continue;
+        };
+        let (mut warnings, mut errors) = (0usize, Vec::new());
+        let empty = BTreeSet::new();
+        for path in &files {
+            let text = std::fs::read_to_string(path).unwrap();
+            let diagnostics = if dialect == "v1" {
+                check_v1(&parse_v1(FileId(0), &text).value, None, &empty)
+            } else {
+                check_v2(&parse_v2(FileId(0), &text).value, &text, None, &empty)
+            };
+            for d in diagnostics {
+                if d.is_error() {
+                    let mut f = Files::new();
+                    f.insert(FileId(0), path.display().to_string(), text.as_str());
+                    errors.push(render_text(&f, &[d]));
+                } else {
+                    warnings += 1;
+                }
+            }
+        }
+        println!(
+            "{dialect}: {} files, {warnings} warnings, {} errors",
+            files.len(),
+            errors.len()
+        );
+        assert!(errors.is_empty(), "{}", errors.join("\n"));
+    }
+}
