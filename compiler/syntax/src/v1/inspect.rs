@@ -246,7 +246,10 @@ pub fn anonymous_flow_id(body: &str) -> String {
 pub(crate) fn anonymous_id_at(text: &str, lines: &Lines, header_start: u32) -> String {
     let mut body = String::new();
     let mut found: Option<u32> = None;
-    for line in &lines.lines {
+    // INVARIANT: `lines.lines` is in text order, so the header is found by binary search; a scan
+    // from the first line made a file of many anonymous flows quadratic.
+    let from = lines.lines.partition_point(|l| l.start < header_start);
+    for line in lines.lines.get(from..).unwrap_or(&[]) {
         match found {
             None if line.start == header_start => found = Some(line.indent),
             None => {}
