@@ -163,11 +163,11 @@ pub fn analyze_agent(db: &dyn Db, file: SourceFile) -> AgentAnalysis {
                     .iter()
                     .map(|f| f.name.value.clone())
                     .collect();
+                // With a tool source missing, the catalogue is incomplete: checking the
+                // rulebook's tools against it would only repeat that one error.
+                let catalogue = (!source_missing).then_some(&tools);
                 diagnostics.extend(crate::rulebook::check_rulebook(
-                    db,
-                    source,
-                    Some(&tools),
-                    &facts,
+                    db, source, catalogue, &facts,
                 ));
             }
             None => diagnostics.push(

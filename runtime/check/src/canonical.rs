@@ -1,7 +1,8 @@
 //! Canonical JSON, streamed: object keys sorted by their UTF-8 bytes, no whitespace, numbers
 //! with an integral value below 2^53 written as integers (so `40.0` and `40` are one value), and
 //! strings escaped as `serde_json` escapes them. Used for argument digests and for the bytes the
-//! history's signatures cover; written straight into a hasher, never into a string.
+//! history's signatures cover; written into a byte buffer that is hashed in one pass (many small
+//! writes into a hasher cost more than the hashing itself).
 
 use serde_json::{Map, Value};
 
@@ -23,7 +24,7 @@ impl Sink for Vec<u8> {
 }
 
 /// Writes a value's canonical JSON.
-pub fn write_value(out: &mut dyn Sink, value: &Value) {
+pub fn write_value<S: Sink + ?Sized>(out: &mut S, value: &Value) {
     match value {
         Value::Null => out.put(b"null"),
         Value::Bool(true) => out.put(b"true"),
@@ -45,11 +46,23 @@ pub fn write_value(out: &mut dyn Sink, value: &Value) {
 }
 
 /// Writes an object's canonical JSON (keys sorted).
-pub fn write_object(out: &mut dyn Sink, map: &Map<String, Value>) {
-    let mut keys: Vec<(&String, &Value)> = map.iter().collect();
-    keys.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+pub fn write_object<S: Sink + ?Sized>(out: &mut S, map: &Map<String, Value>) {
+    let sorted = map.keys().is_sorted_by(|a, b| a.as_bytes() <= b.as_bytes());
+    if sorted {
+        write_members(out, map.iter());
+    } else {
+        let mut keys: Vec<(&String, &Value)> = map.iter().collect();
+        keys.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+        write_members(out, keys.into_iter());
+    }
+}
+
+fn write_members<'v, S: Sink + ?Sized>(
+    out: &mut S,
+    members: impl Iterator<Item = (&'v String, &'v Value)>,
+) {
     out.put(b"{");
-    for (i, (k, v)) in keys.into_iter().enumerate() {
+    for (i, (k, v)) in members.enumerate() {
         if i > 0 {
             out.put(b",");
         }
@@ -60,7 +73,7 @@ pub fn write_object(out: &mut dyn Sink, map: &Map<String, Value>) {
     out.put(b"}");
 }
 
-fn write_number(out: &mut dyn Sink, n: &serde_json::Number) {
+fn write_number<S: Sink + ?Sized>(out: &mut S, n: &serde_json::Number) {
     if let Some(i) = n.as_i64() {
         write_int(out, i);
         return;
@@ -78,7 +91,13 @@ fn write_number(out: &mut dyn Sink, n: &serde_json::Number) {
     }
 }
 
-fn write_int(out: &mut dyn Sink, i: i64) {
+/// Writes an unsigned integer in decimal.
+pub fn write_u64<S: Sink + ?Sized>(out: &mut S, n: u64) {
+    let mut buf = itoa_buf();
+    out.put(fmt_u64(n, &mut buf));
+}
+
+fn write_int<S: Sink + ?Sized>(out: &mut S, i: i64) {
     let mut buf = itoa_buf();
     if i < 0 {
         out.put(b"-");
@@ -106,49 +125,47 @@ fn fmt_u64(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
 }
 
 /// Writes a JSON string literal.
-pub fn write_str(out: &mut dyn Sink, s: &str) {
+pub fn write_str<S: Sink + ?Sized>(out: &mut S, s: &str) {
     out.put(b"\"");
-    let bytes = s.as_bytes();
-    let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        let escape: Option<&[u8]> = match b {
-            b'"' => Some(b"\\\""),
-            b'\\' => Some(b"\\\\"),
-            b'\n' => Some(b"\\n"),
-            b'\r' => Some(b"\\r"),
-            b'\t' => Some(b"\\t"),
-            0x08 => Some(b"\\b"),
-            0x0c => Some(b"\\f"),
-            0..=0x1f => None,
-            _ => continue,
-        };
-        out.put(bytes.get(start..i).unwrap_or(&[]));
-        match escape {
-            Some(e) => out.put(e),
-            None => {
+    let mut rest = s.as_bytes();
+    while let Some(at) = rest
+        .iter()
+        .position(|&b| b < 0x20 || b == b'"' || b == b'\\')
+    {
+        out.put(rest.get(..at).unwrap_or(&[]));
+        let b = rest.get(at).copied().unwrap_or(0);
+        match b {
+            b'"' => out.put(b"\\\""),
+            b'\\' => out.put(b"\\\\"),
+            b'\n' => out.put(b"\\n"),
+            b'\r' => out.put(b"\\r"),
+            b'\t' => out.put(b"\\t"),
+            0x08 => out.put(b"\\b"),
+            0x0c => out.put(b"\\f"),
+            _ => {
                 const HEX: &[u8; 16] = b"0123456789abcdef";
                 let hi = HEX.get((b >> 4) as usize).copied().unwrap_or(b'0');
                 let lo = HEX.get((b & 0xf) as usize).copied().unwrap_or(b'0');
                 out.put(&[b'\\', b'u', b'0', b'0', hi, lo]);
             }
         }
-        start = i + 1;
+        rest = rest.get(at + 1..).unwrap_or(&[]);
     }
-    out.put(bytes.get(start..).unwrap_or(&[]));
+    out.put(rest);
     out.put(b"\"");
 }
 
 /// BLAKE3 of the arguments' canonical JSON, base64url.
 pub fn digest_arguments(arguments: &Map<String, Value>) -> String {
-    let mut hasher = blake3::Hasher::new();
-    write_object(&mut hasher, arguments);
-    base64url(hasher.finalize().as_bytes())
+    let mut buf = Vec::with_capacity(128);
+    write_object(&mut buf, arguments);
+    base64url(blake3::hash(&buf).as_bytes())
 }
 
-/// Base64url without padding.
-pub fn base64url(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/// Appends the base64url form (no padding) of `bytes` to `out`.
+fn encode_into(bytes: &[u8], out: &mut Vec<u8>) {
     for chunk in bytes.chunks(3) {
         let b0 = chunk.first().copied().unwrap_or(0) as u32;
         let b1 = chunk.get(1).copied().unwrap_or(0) as u32;
@@ -157,10 +174,38 @@ pub fn base64url(bytes: &[u8]) -> String {
         let chars = [(n >> 18) & 63, (n >> 12) & 63, (n >> 6) & 63, n & 63];
         let take = chunk.len() + 1;
         for c in chars.iter().take(take) {
-            out.push(ALPHABET.get(*c as usize).copied().unwrap_or(b'A') as char);
+            out.push(ALPHABET.get(*c as usize).copied().unwrap_or(b'A'));
         }
     }
-    out
+}
+
+/// Base64url without padding.
+pub fn base64url(bytes: &[u8]) -> String {
+    let mut out = Vec::with_capacity(bytes.len().div_ceil(3) * 4);
+    encode_into(bytes, &mut out);
+    // Every byte pushed is from the ASCII alphabet.
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// Whether `text` is the base64url form of `bytes`, without allocating (and in time that depends
+/// only on the lengths).
+pub fn base64url_is(bytes: &[u8; 32], text: &[u8]) -> bool {
+    let mut buf = [0u8; 43];
+    let mut at = 0;
+    for chunk in bytes.chunks(3) {
+        let b0 = chunk.first().copied().unwrap_or(0) as u32;
+        let b1 = chunk.get(1).copied().unwrap_or(0) as u32;
+        let b2 = chunk.get(2).copied().unwrap_or(0) as u32;
+        let n = (b0 << 16) | (b1 << 8) | b2;
+        let chars = [(n >> 18) & 63, (n >> 12) & 63, (n >> 6) & 63, n & 63];
+        for c in chars.iter().take(chunk.len() + 1) {
+            if let Some(slot) = buf.get_mut(at) {
+                *slot = ALPHABET.get(*c as usize).copied().unwrap_or(b'A');
+            }
+            at += 1;
+        }
+    }
+    text.len() == buf.len() && buf.iter().zip(text).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 /// Decodes base64url (with or without padding); `None` on a bad character.
@@ -239,6 +284,36 @@ mod tests {
                 serde_json::to_string(s).unwrap()
             );
         }
+    }
+
+    #[test]
+    fn base64url_is_compares_with_the_encoding() {
+        let bytes: [u8; 32] = std::array::from_fn(|i| (i * 53 + 7) as u8);
+        let text = base64url(&bytes);
+        assert!(base64url_is(&bytes, text.as_bytes()));
+        let mut edited = text.clone().into_bytes();
+        edited[42] = if edited[42] == b'A' { b'B' } else { b'A' };
+        assert!(!base64url_is(&bytes, &edited));
+        assert!(!base64url_is(&bytes, &text.as_bytes()[..42]));
+    }
+
+    #[test]
+    fn sorted_and_unsorted_objects_write_alike() {
+        let sorted: Map<String, Value> =
+            serde_json::from_str(r#"{"amount": 40, "order_id": "4411"}"#).unwrap();
+        let unsorted: Map<String, Value> =
+            serde_json::from_str(r#"{"order_id": "4411", "amount": 40}"#).unwrap();
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        write_object(&mut a, &sorted);
+        write_object(&mut b, &unsorted);
+        assert_eq!(
+            String::from_utf8(a).unwrap(),
+            r#"{"amount":40,"order_id":"4411"}"#
+        );
+        assert_eq!(
+            String::from_utf8(b).unwrap(),
+            r#"{"amount":40,"order_id":"4411"}"#
+        );
     }
 
     #[test]

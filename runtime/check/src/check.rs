@@ -170,12 +170,24 @@ pub fn check_tool_call(
         session.tampered = false;
         return Check::refuse("history_invalid");
     }
+    // The digest and the marks are each worked out once, for the decision and for the entry.
+    let digest = digest_arguments(&call.arguments);
     let (tool, agent) = match step1 {
         Ok(found) => found,
-        Err(check) => return finish(body, env, session, call, *check, None),
+        Err(check) => return finish(body, env, session, call, *check, None, digest, None),
     };
-    let check = decide(body, env, session, call, tool, &agent);
-    finish(body, env, session, call, check, Some((tool, agent)))
+    let mut marks = None;
+    let check = decide(body, env, session, call, tool, &agent, &digest, &mut marks);
+    finish(
+        body,
+        env,
+        session,
+        call,
+        check,
+        Some((tool, agent)),
+        digest,
+        marks,
+    )
 }
 
 fn step_tool<'b>(
@@ -239,7 +251,9 @@ fn step_tool<'b>(
     Ok((tool, agent))
 }
 
-/// Steps 3 to 13.
+/// Steps 3 to 13. `digest` is the arguments' digest; the call's marks are left in `marks` once
+/// step 9 has worked them out.
+#[allow(clippy::too_many_arguments)]
 fn decide(
     body: &ArchivedRecordBody,
     env: Env<'_>,
@@ -247,6 +261,8 @@ fn decide(
     call: &Call,
     tool: &ArchivedTool,
     agent: &str,
+    digest: &str,
+    marks_out: &mut Option<BTreeMap<String, Vec<String>>>,
 ) -> Check {
     // 3. The arguments against the schema.
     let schema = tool.arguments.as_ref().map(|s| s.to_native());
@@ -294,9 +310,15 @@ fn decide(
         GateVerdict::Ask { question, flow } => clarify = Some((question, flow)),
     }
     // 9. Marks less trusted than the tool requires, on a write.
-    let marks = marks(body, session, &call.arguments, &call.origins, &call.labels);
+    let marks = marks_out.insert(marks(
+        body,
+        session,
+        &call.arguments,
+        &call.origins,
+        &call.labels,
+    ));
     let tainted = if is_write(tool) {
-        tainting_marks(body, tool, agent, &marks)
+        tainting_marks(body, tool, agent, marks)
     } else {
         Vec::new()
     };
@@ -304,9 +326,8 @@ fn decide(
         return Check::refuse("tainted_call").with("marks", json!(tainted));
     }
     // 10. A confirmation token covering exactly this call here.
-    let digest = digest_arguments(&call.arguments);
     if let Some(t) = &call.confirmation
-        && token::covers(env, session, t, &call.tool, &digest)
+        && token::covers(env, session, t, &call.tool, digest)
     {
         return Check {
             decision: Decision::Allow,
@@ -379,7 +400,9 @@ fn decide(
     }
 }
 
-/// Appends the call's entry, adds the token / idempotency key / undo plan, and returns.
+/// Appends the call's entry, adds the token / idempotency key / undo plan, and returns. `marks`
+/// are the call's marks when the decision worked them out already.
+#[allow(clippy::too_many_arguments)]
 fn finish(
     body: &ArchivedRecordBody,
     env: Env<'_>,
@@ -387,9 +410,10 @@ fn finish(
     call: &Call,
     mut check: Check,
     found: Option<(&ArchivedTool, String)>,
+    digest: String,
+    marks_known: Option<BTreeMap<String, Vec<String>>>,
 ) -> Check {
     let step = session.next_step();
-    let digest = digest_arguments(&call.arguments);
     let agent = found
         .as_ref()
         .map(|f| f.1.clone())
@@ -400,9 +424,10 @@ fn finish(
             check.detail.insert("undo".into(), Value::Array(plan));
         }
     }
-    let marks = match &found {
-        Some(_) => marks(body, session, &call.arguments, &call.origins, &call.labels),
-        None => BTreeMap::new(),
+    let marks = match (&found, marks_known) {
+        (Some(_), Some(known)) => known,
+        (Some(_), None) => marks(body, session, &call.arguments, &call.origins, &call.labels),
+        (None, _) => BTreeMap::new(),
     };
     let entry = CallEntry {
         step,

@@ -6,10 +6,13 @@
 //! number their steps from 1 and to carry the digest of their own arguments, and outcomes to
 //! name an earlier call.
 
+use std::ops::Range;
+
 use serde_json::Value;
 
 use crate::canonical::{
-    Sink, base64url, base64url_decode, digest_arguments, write_object, write_str, write_value,
+    Sink, base64url, base64url_decode, base64url_is, write_object, write_str, write_u64,
+    write_value,
 };
 use crate::session::{CallEntry, Entry, Session};
 
@@ -139,27 +142,45 @@ fn genesis(session: &Session) -> Vec<u8> {
     g
 }
 
-/// The token of an entry that follows `prev`.
-fn link(key: &Key, prev: &[u8], entry: &Entry) -> String {
-    let mut h = key.hasher();
-    h.update(&(prev.len() as u64).to_le_bytes());
-    h.update(prev);
-    write_entry(&mut h, entry);
-    base64url(h.finalize().as_bytes())
+/// The hash of the entry that follows `prev`, with the entry's bytes written into `buf` (which is
+/// cleared first; reusing it across entries saves an allocation each). For a call entry, also the
+/// range of `buf` that holds the canonical JSON of its arguments: the bytes its digest covers.
+fn link(
+    key: &Key,
+    prev: &[u8],
+    entry: &Entry,
+    buf: &mut Vec<u8>,
+) -> (blake3::Hash, Option<Range<usize>>) {
+    buf.clear();
+    buf.extend_from_slice(&(prev.len() as u64).to_le_bytes());
+    buf.extend_from_slice(prev);
+    let arguments = write_entry(buf, entry);
+    (blake3::keyed_hash(&key.secret, buf), arguments)
 }
 
-/// Writes an entry's canonical JSON without its token (keys in sorted order).
-fn write_entry(out: &mut dyn Sink, entry: &Entry) {
+/// The canonical JSON of an entry without its token (keys in sorted order): the bytes its token
+/// covers after the previous token.
+pub fn canonical_entry(entry: &Entry) -> Vec<u8> {
+    let mut buf = Vec::with_capacity(512);
+    write_entry(&mut buf, entry);
+    buf
+}
+
+/// Writes an entry's canonical JSON without its token (keys in sorted order); for a call, answers
+/// where its arguments' canonical JSON lies in `out`.
+fn write_entry(out: &mut Vec<u8>, entry: &Entry) -> Option<Range<usize>> {
     match entry {
         Entry::Read { text, .. } => {
             out.put(b"{\"kind\":\"read\",\"text\":");
             write_str(out, text);
             out.put(b"}");
+            None
         }
         Entry::Reply { text, .. } => {
             out.put(b"{\"kind\":\"reply\",\"text\":");
             write_str(out, text);
             out.put(b"}");
+            None
         }
         Entry::Outcome {
             step,
@@ -173,18 +194,25 @@ fn write_entry(out: &mut dyn Sink, entry: &Entry) {
                 out.put(b",\"result\":");
                 write_value(out, r);
             }
-            out.put(format!(",\"step\":{step}}}").as_bytes());
+            out.put(b",\"step\":");
+            write_u64(out, u64::from(*step));
+            out.put(b"}");
+            None
         }
-        Entry::Call(c) => write_call(out, c),
+        Entry::Call(c) => Some(write_call(out, c)),
     }
 }
 
-fn write_call(out: &mut dyn Sink, c: &CallEntry) {
+fn write_call(out: &mut Vec<u8>, c: &CallEntry) -> Range<usize> {
     out.put(b"{\"agent\":");
     write_str(out, &c.agent);
     out.put(b",\"arguments\":");
+    let start = out.len();
     write_object(out, &c.arguments);
-    out.put(format!(",\"at\":{},\"decision\":", c.at).as_bytes());
+    let arguments = start..out.len();
+    out.put(b",\"at\":");
+    write_u64(out, c.at);
+    out.put(b",\"decision\":");
     write_str(out, c.decision.as_str());
     out.put(b",\"digest\":");
     write_str(out, &c.digest);
@@ -219,23 +247,32 @@ fn write_call(out: &mut dyn Sink, c: &CallEntry) {
         }
         write_str(out, r);
     }
-    out.put(format!("],\"step\":{},\"tool\":", c.step).as_bytes());
+    out.put(b"],\"step\":");
+    write_u64(out, u64::from(c.step));
+    out.put(b",\"tool\":");
     write_str(out, &c.tool);
     if let Some(u) = c.undoes {
-        out.put(format!(",\"undoes\":{u}").as_bytes());
+        out.put(b",\"undoes\":");
+        write_u64(out, u64::from(u));
     }
     out.put(b"}");
+    arguments
 }
 
 /// Verifies the whole history. `false` on any broken link or inconsistency.
+///
+/// Each entry's bytes are written once into one buffer: the token is the keyed hash of the
+/// buffer, and a call's digest the hash of the part that holds its arguments.
 pub fn verify(key: &Key, session: &Session) -> bool {
-    let mut prev = genesis(session);
+    let first = genesis(session);
+    let mut prev: &[u8] = &first;
+    let mut buf = Vec::with_capacity(512);
     let mut step = 0u32;
     for entry in &session.entries {
         match entry {
             Entry::Call(c) => {
                 step += 1;
-                if c.step != step || c.digest != digest_arguments(&c.arguments) {
+                if c.step != step {
                     return false;
                 }
             }
@@ -244,29 +281,31 @@ pub fn verify(key: &Key, session: &Session) -> bool {
             }
             _ => {}
         }
-        let token = link(key, &prev, entry);
-        if !constant_time_eq(token.as_bytes(), entry.token().as_bytes()) {
+        let (token, arguments) = link(key, prev, entry, &mut buf);
+        if let (Entry::Call(c), Some(range)) = (entry, arguments) {
+            let digest = blake3::hash(buf.get(range).unwrap_or(&[]));
+            if !base64url_is(digest.as_bytes(), c.digest.as_bytes()) {
+                return false;
+            }
+        }
+        if !base64url_is(token.as_bytes(), entry.token().as_bytes()) {
             return false;
         }
-        prev = token.into_bytes();
+        // The entry's token is the link just computed.
+        prev = entry.token().as_bytes();
     }
     true
 }
 
 /// Appends an entry, signing it over the chain so far. The history must already verify.
 pub fn append(key: &Key, session: &mut Session, mut entry: Entry) {
-    let prev = session
-        .entries
-        .last()
-        .map(|e| e.token().as_bytes().to_vec())
-        .unwrap_or_else(|| genesis(session));
-    let token = link(key, &prev, &entry);
-    entry.set_token(token);
+    let mut buf = Vec::with_capacity(512);
+    let (token, _) = match session.entries.last() {
+        Some(last) => link(key, last.token().as_bytes(), &entry, &mut buf),
+        None => link(key, &genesis(session), &entry, &mut buf),
+    };
+    entry.set_token(base64url(token.as_bytes()));
     session.entries.push(entry);
-}
-
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 #[cfg(test)]
