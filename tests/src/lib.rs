@@ -20,7 +20,9 @@ pub fn shop() -> PathBuf {
     workspace().join("examples").join("shop")
 }
 
-/// The built `stalwart` binary (built on first use if the test run did not build it).
+/// The `stalwart` binary of this source tree, built once per test process (`cargo test` builds a
+/// package's binary only for that package's own integration tests, so a binary left from an
+/// earlier build could otherwise be stale).
 pub fn stalwart_bin() -> &'static Path {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
@@ -30,18 +32,20 @@ pub fn stalwart_bin() -> &'static Path {
             .and_then(Path::parent)
             .map(Path::to_path_buf)
             .unwrap_or_default();
-        let bin = profile_dir.join(format!("stalwart{}", std::env::consts::EXE_SUFFIX));
-        if !bin.exists() {
-            let status = Command::new(env!("CARGO"))
-                .args(["build", "-p", "stalwart-cli"])
-                .current_dir(workspace())
-                .status();
-            assert!(
-                status.map(|s| s.success()).unwrap_or(false),
-                "building stalwart-cli failed"
-            );
-        }
-        bin
+        let target_dir = profile_dir
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        let status = Command::new(env!("CARGO"))
+            .args(["build", "-q", "-p", "stalwart-cli"])
+            .env("CARGO_TARGET_DIR", &target_dir)
+            .current_dir(workspace())
+            .status();
+        assert!(
+            status.map(|s| s.success()).unwrap_or(false),
+            "building stalwart-cli failed"
+        );
+        profile_dir.join(format!("stalwart{}", std::env::consts::EXE_SUFFIX))
     })
 }
 
