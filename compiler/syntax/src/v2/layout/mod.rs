@@ -318,7 +318,8 @@ impl<'a> Ctx<'a> {
         self.reset_line();
         let top = self.indents.last().copied().unwrap_or(0);
         if indent > top {
-            if self.indents.len() >= MAX_DEPTH {
+            // Reported once, where the nesting first passes the limit.
+            if self.indents.len() == MAX_DEPTH {
                 self.error_at(
                     tok_start,
                     tok_start,
@@ -697,7 +698,9 @@ impl<'a> Ctx<'a> {
         } else {
             true
         };
-        if self.brackets.len() >= MAX_DEPTH {
+        // Reported once, at the first bracket past the limit: every deeper one would only say it
+        // again (and an input of a million brackets would drown in diagnostics).
+        if self.brackets.len() == MAX_DEPTH {
             self.error_at(
                 start,
                 end,
