@@ -44,39 +44,8 @@ enum Command {
     },
     /// Run the tool check once and print `{decision, reasons, detail, confirmation, idempotency_key}`.
     Check {
-        /// The record folder (`stalwart compile` wrote it).
-        dir: PathBuf,
-        #[arg(long)]
-        agent: String,
-        #[arg(long)]
-        tool: String,
-        /// The call's arguments, a JSON object.
-        #[arg(long)]
-        args: String,
-        /// Each argument's origin, a JSON object (`{"amount": "typed"}`).
-        #[arg(long)]
-        origins: Option<String>,
-        /// Marks per argument, or for the whole call under `call`, a JSON object.
-        #[arg(long)]
-        labels: Option<String>,
-        /// Facts and host counts, a JSON object.
-        #[arg(long)]
-        context: Option<String>,
-        /// A turn the person typed, read into the session before the check (repeatable).
-        #[arg(long = "turn")]
-        turns: Vec<String>,
-        /// The person's intent.
-        #[arg(long)]
-        intent: Option<String>,
-        /// The history file: read, and written back (a missing file starts a new session).
-        #[arg(long)]
-        history: Option<PathBuf>,
-        /// A confirmation token from an earlier `confirm`.
-        #[arg(long)]
-        confirmation: Option<String>,
-        /// The step this call undoes.
-        #[arg(long)]
-        undoes: Option<u32>,
+        #[command(flatten)]
+        call: CheckArgs,
         /// Exit 1 when the check answers this decision.
         #[arg(long = "fail-on", value_enum)]
         fail_on: Option<FailOn>,
@@ -120,6 +89,63 @@ enum Command {
         #[arg(long)]
         result: Option<String>,
     },
+}
+
+/// The call `stalwart check` runs the check on (DESIGN §4's flags).
+#[derive(clap::Args, Debug)]
+struct CheckArgs {
+    /// The record folder (`stalwart compile` wrote it).
+    dir: PathBuf,
+    #[arg(long)]
+    agent: String,
+    #[arg(long)]
+    tool: String,
+    /// The call's arguments, a JSON object.
+    #[arg(long)]
+    args: String,
+    /// Each argument's origin, a JSON object (`{"amount": "typed"}`).
+    #[arg(long)]
+    origins: Option<String>,
+    /// Marks per argument, or for the whole call under `call`, a JSON object.
+    #[arg(long)]
+    labels: Option<String>,
+    /// Facts and host counts, a JSON object.
+    #[arg(long)]
+    context: Option<String>,
+    /// A turn the person typed, read into the session before the check (repeatable).
+    #[arg(long = "turn")]
+    turns: Vec<String>,
+    /// The person's intent.
+    #[arg(long)]
+    intent: Option<String>,
+    /// The history file: read, and written back (a missing file starts a new session).
+    #[arg(long)]
+    history: Option<PathBuf>,
+    /// A confirmation token from an earlier `confirm`.
+    #[arg(long)]
+    confirmation: Option<String>,
+    /// The step this call undoes.
+    #[arg(long)]
+    undoes: Option<u32>,
+}
+
+impl From<CheckArgs> for stalwart_driver::CheckRequest {
+    fn from(a: CheckArgs) -> Self {
+        Self {
+            dir: a.dir,
+            agent: a.agent,
+            tool: a.tool,
+            args: a.args,
+            origins: a.origins,
+            labels: a.labels,
+            context: a.context,
+            turns: a.turns,
+            intent: a.intent,
+            history: a.history,
+            confirmation: a.confirmation,
+            undoes: a.undoes,
+        }
+    }
 }
 
 /// Decisions `--fail-on` can name.
@@ -188,35 +214,8 @@ fn main() -> ExitCode {
                     colang,
                 },
         } => inspect(files, format, colang),
-        Command::Check {
-            dir,
-            agent,
-            tool,
-            args,
-            origins,
-            labels,
-            context,
-            turns,
-            intent,
-            history,
-            confirmation,
-            undoes,
-            fail_on,
-        } => {
-            let req = stalwart_driver::CheckRequest {
-                dir,
-                agent,
-                tool,
-                args,
-                origins,
-                labels,
-                context,
-                turns,
-                intent,
-                history,
-                confirmation,
-                undoes,
-            };
+        Command::Check { call, fail_on } => {
+            let req = stalwart_driver::CheckRequest::from(call);
             match stalwart_driver::run_check(&req) {
                 Ok(answer) => {
                     println!("{answer}");
