@@ -157,7 +157,7 @@ proptest! {
         Just(json!("get_order")), Just(json!(0)), Just(json!(true)), Just(json!(99.5)), Just(json!("allow"))
     ]) {
         let s = busy_session("edit");
-        let mut entries = json!(s.entries);
+        let mut entries = json!(s.entries());
         let leaves = count_leaves(&entries);
         let target = pick.index(leaves);
         let mut counter = 0;
@@ -170,33 +170,36 @@ proptest! {
 
     #[test]
     fn removing_or_reordering_entries_is_history_invalid(a in any::<prop::sample::Index>(), b in any::<prop::sample::Index>(), remove in any::<bool>()) {
-        let mut s = busy_session("order");
-        let n = s.entries.len();
+        let s = busy_session("order");
+        let mut entries = s.entries().to_vec();
+        let n = entries.len();
         let (i, j) = (a.index(n), b.index(n));
         if remove {
             // Cutting off the newest entries leaves a history that was once valid: a stateless
             // check cannot tell it from an older copy (truncation then extension is refused).
             prop_assume!(i + 1 != n);
-            s.entries.remove(i);
+            entries.remove(i);
         } else {
             prop_assume!(i != j);
-            s.entries.swap(i, j);
+            entries.swap(i, j);
         }
-        prop_assert_eq!(verdict(s), vec!["history_invalid".to_string()]);
+        let edited = Session::from_parts(s.agent.clone(), s.id.clone(), entries);
+        prop_assert_eq!(verdict(edited), vec!["history_invalid".to_string()]);
     }
 
     #[test]
     fn truncation_then_extension_and_splices_are_history_invalid(cut in 1usize..7, from in 0usize..9) {
         let s = busy_session("mine");
         let other = busy_session("theirs");
-        let mut t = s.clone();
-        t.entries.truncate(cut.min(s.entries.len() - 1));
+        let mut t = s.entries().to_vec();
+        t.truncate(cut.min(s.entries().len() - 1));
         // Extend with an entry of this session from another point, or with another session's.
-        let extra = if from % 2 == 0 { s.entries.get(from % s.entries.len()) } else { other.entries.get(from % other.entries.len()) };
+        let extra = if from % 2 == 0 { s.entries().get(from % s.entries().len()) } else { other.entries().get(from % other.entries().len()) };
         let extra = extra.cloned().unwrap();
-        prop_assume!(s.entries.get(t.entries.len()) != Some(&extra));
-        t.entries.push(extra);
-        prop_assert_eq!(verdict(t), vec!["history_invalid".to_string()]);
+        prop_assume!(s.entries().get(t.len()) != Some(&extra));
+        t.push(extra);
+        let spliced = Session::from_parts(s.agent.clone(), s.id.clone(), t);
+        prop_assert_eq!(verdict(spliced), vec!["history_invalid".to_string()]);
     }
 
     #[test]

@@ -113,7 +113,7 @@ pub fn base_history(body: &ArchivedRecordBody, key: &Key, max: usize) -> Session
     let mut session = Session::new("desk", "bench-session");
     stalwart_runtime::read(env, &mut session, "refund order 4411 40.00");
     let call = refund_call(Case::Paid);
-    while session.entries.len() < max {
+    while session.entries().len() < max {
         stalwart_runtime::check_tool_call(body, env, &mut session, &call);
     }
     session
@@ -130,11 +130,11 @@ pub fn history(
     let mut session = base.clone();
     match case {
         Case::Tainted => {
-            session.entries.truncate(n.saturating_sub(1));
+            session.truncate(n.saturating_sub(1));
             let env = Env { key, now: NOW };
             stalwart_runtime::check_tool_call(body, env, &mut session, &read_inbox_call());
         }
-        _ => session.entries.truncate(n),
+        _ => session.truncate(n),
     }
     session
 }
@@ -155,8 +155,8 @@ pub fn check_once(
     session: &mut Session,
     call: &Call,
 ) -> Check {
-    let n = session.entries.len();
+    let n = session.entries().len();
     let check = stalwart_runtime::check_tool_call(body, Env { key, now: NOW }, session, call);
-    session.entries.truncate(n);
+    session.truncate(n);
     check
 }

@@ -17,14 +17,14 @@ fn the_tool_check_decides_the_four_cases_at_every_length() {
     let body = record.body();
     let key = ours::key();
     let base = ours::base_history(body, &key, 1000);
-    assert_eq!(base.entries.len(), 1000);
+    assert_eq!(base.entries().len(), 1000);
     for n in LENGTHS {
         for case in Case::ALL {
             let mut session = ours::history(body, &key, &base, case, n);
-            assert_eq!(session.entries.len(), n, "{case:?} at {n}");
+            assert_eq!(session.entries().len(), n, "{case:?} at {n}");
             let call = ours::refund_call(case);
             let check = ours::check_once(body, &key, &mut session, &call);
-            assert_eq!(session.entries.len(), n, "the entry is removed again");
+            assert_eq!(session.entries().len(), n, "the entry is removed again");
             let want = match case {
                 Case::Paid => v("confirm", &["write"]),
                 Case::Unpaid => v("refuse", &["refuse"]),

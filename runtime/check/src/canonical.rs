@@ -159,23 +159,43 @@ pub fn write_str<S: Sink + ?Sized>(out: &mut S, s: &str) {
 pub fn digest_arguments(arguments: &Map<String, Value>) -> String {
     let mut buf = Vec::with_capacity(128);
     write_object(&mut buf, arguments);
-    base64url(blake3::hash(&buf).as_bytes())
+    digest_of(&buf)
+}
+
+/// The digest of arguments whose canonical JSON is `written`.
+pub fn digest_of(written: &[u8]) -> String {
+    base64url(blake3::hash(written).as_bytes())
 }
 
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
+/// The character of a 6-bit group.
+#[inline]
+fn sextet(n: u32) -> u8 {
+    // INVARIANT: `n & 63` is below the alphabet's length, so the lookup never fails.
+    ALPHABET.get((n & 63) as usize).copied().unwrap_or(b'A')
+}
+
 /// Appends the base64url form (no padding) of `bytes` to `out`.
 fn encode_into(bytes: &[u8], out: &mut Vec<u8>) {
-    for chunk in bytes.chunks(3) {
-        let b0 = chunk.first().copied().unwrap_or(0) as u32;
-        let b1 = chunk.get(1).copied().unwrap_or(0) as u32;
-        let b2 = chunk.get(2).copied().unwrap_or(0) as u32;
-        let n = (b0 << 16) | (b1 << 8) | b2;
-        let chars = [(n >> 18) & 63, (n >> 12) & 63, (n >> 6) & 63, n & 63];
-        let take = chunk.len() + 1;
-        for c in chars.iter().take(take) {
-            out.push(ALPHABET.get(*c as usize).copied().unwrap_or(b'A'));
+    out.reserve(bytes.len().div_ceil(3) * 4);
+    let mut chunks = bytes.chunks_exact(3);
+    for chunk in &mut chunks {
+        if let [b0, b1, b2] = *chunk {
+            let n = (u32::from(b0) << 16) | (u32::from(b1) << 8) | u32::from(b2);
+            out.extend_from_slice(&[sextet(n >> 18), sextet(n >> 12), sextet(n >> 6), sextet(n)]);
         }
+    }
+    match *chunks.remainder() {
+        [b0] => {
+            let n = u32::from(b0) << 16;
+            out.extend_from_slice(&[sextet(n >> 18), sextet(n >> 12)]);
+        }
+        [b0, b1] => {
+            let n = (u32::from(b0) << 16) | (u32::from(b1) << 8);
+            out.extend_from_slice(&[sextet(n >> 18), sextet(n >> 12), sextet(n >> 6)]);
+        }
+        _ => {}
     }
 }
 

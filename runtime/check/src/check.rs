@@ -9,7 +9,7 @@ use stalwart_record::{
     ArchivedTaintPolicy, ArchivedTool, ArchivedUndo, Trust,
 };
 
-use crate::canonical::digest_arguments;
+use crate::canonical::{digest_of, write_object};
 use crate::compare::{argument_or_result, json_eq};
 use crate::gate::{GateVerdict, Scope, eval_gate};
 use crate::history::{self, Key};
@@ -136,7 +136,7 @@ pub fn report(
     outcome: Outcome,
     result: Option<Value>,
 ) -> Result<(), ReportError> {
-    if session.tampered || !history::verify(env.key, session) {
+    if session.tampered || !history::verify_session(env.key, session) {
         return Err(ReportError::HistoryInvalid);
     }
     if session.call(step).is_none() {
@@ -165,19 +165,33 @@ pub fn check_tool_call(
     // Step 2 first in time, because a history that does not verify is read no further; its
     // answer still names step 1's failure when the tool is unknown.
     let step1 = step_tool(body, env, session, call);
-    if session.tampered || !history::verify(env.key, session) {
-        session.entries.clear();
-        session.tampered = false;
+    if session.tampered || !history::verify_session(env.key, session) {
+        session.clear();
         return Check::refuse("history_invalid");
     }
-    // The digest and the marks are each worked out once, for the decision and for the entry.
-    let digest = digest_arguments(&call.arguments);
+    // The arguments' canonical JSON, their digest and the marks are each worked out once, for
+    // the decision and for the entry.
+    let mut written = Vec::with_capacity(128);
+    write_object(&mut written, &call.arguments);
+    let digest = Digest {
+        text: digest_of(&written),
+        written,
+    };
     let (tool, agent) = match step1 {
         Ok(found) => found,
         Err(check) => return finish(body, env, session, call, *check, None, digest, None),
     };
     let mut marks = None;
-    let check = decide(body, env, session, call, tool, &agent, &digest, &mut marks);
+    let check = decide(
+        body,
+        env,
+        session,
+        call,
+        tool,
+        &agent,
+        &digest.text,
+        &mut marks,
+    );
     finish(
         body,
         env,
@@ -272,11 +286,9 @@ fn decide(
             .with("rule", json!(fault.rule));
     }
     // 4. Destinations in a tool that sends nothing out.
-    if !tool.sends_out {
-        let found = crate::destination::find_destinations(&Value::Object(call.arguments.clone()));
-        if !found.is_empty() {
-            return Check::refuse("undeclared_destination").with("destinations", json!(found));
-        }
+    if !tool.sends_out && crate::destination::has_destination_in(&call.arguments) {
+        let found = crate::destination::find_destinations_in(&call.arguments);
+        return Check::refuse("undeclared_destination").with("destinations", json!(found));
     }
     // 5. Order rules.
     if let Some(rule) = order_rule(body, session, call, tool) {
@@ -400,6 +412,12 @@ fn decide(
     }
 }
 
+/// The arguments' canonical JSON and its digest.
+struct Digest {
+    text: String,
+    written: Vec<u8>,
+}
+
 /// Appends the call's entry, adds the token / idempotency key / undo plan, and returns. `marks`
 /// are the call's marks when the decision worked them out already.
 #[allow(clippy::too_many_arguments)]
@@ -410,7 +428,7 @@ fn finish(
     call: &Call,
     mut check: Check,
     found: Option<(&ArchivedTool, String)>,
-    digest: String,
+    digest: Digest,
     marks_known: Option<BTreeMap<String, Vec<String>>>,
 ) -> Check {
     let step = session.next_step();
@@ -434,7 +452,7 @@ fn finish(
         tool: call.tool.clone(),
         agent,
         arguments: call.arguments.clone(),
-        digest: digest.clone(),
+        digest: digest.text.clone(),
         origins: call.origins.clone(),
         marks,
         decision: check.decision,
@@ -443,18 +461,23 @@ fn finish(
         at: env.now,
         token: String::new(),
     };
-    history::append(env.key, session, Entry::Call(entry));
+    history::append_call(env.key, session, entry, &digest.written);
     match check.decision {
         Decision::Confirm => {
             let expiry = env
                 .now
                 .saturating_add(body.settings.confirmation_expiry_secs.to_native());
             check.confirmation = Some(token::issue(
-                env, session, &call.tool, &digest, step, expiry,
+                env,
+                session,
+                &call.tool,
+                &digest.text,
+                step,
+                expiry,
             ));
         }
         Decision::Allow => {
-            check.idempotency_key = Some(token::idempotency_key(env, session, step, &digest))
+            check.idempotency_key = Some(token::idempotency_key(env, session, step, &digest.text))
         }
         Decision::Refuse => {}
     }
@@ -753,7 +776,7 @@ fn earlier_undoable_write_ran(body: &ArchivedRecordBody, session: &Session) -> b
 fn run_calls(session: &Session) -> impl DoubleEndedIterator<Item = &CallEntry> {
     let start = session.run_start();
     session
-        .entries
+        .entries()
         .get(start..)
         .unwrap_or(&[])
         .iter()

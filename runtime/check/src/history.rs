@@ -14,13 +14,16 @@ use crate::canonical::{
     Sink, base64url, base64url_decode, base64url_is, write_object, write_str, write_u64,
     write_value,
 };
-use crate::session::{CallEntry, Entry, Session};
+use crate::session::{CallEntry, Entry, Session, Verified};
 
 /// The key file ("the licence"): the MAC key, an id and an expiry.
 #[derive(Clone)]
 pub struct Key {
     pub id: String,
     secret: [u8; 32],
+    /// A digest of the secret that names the key without revealing it (what a session's
+    /// verified prefix was verified with).
+    fingerprint: [u8; 16],
     /// Seconds since the Unix epoch after which the licence has lapsed.
     pub expires_at: u64,
 }
@@ -48,9 +51,13 @@ impl std::error::Error for KeyError {}
 
 impl Key {
     pub fn new(id: impl Into<String>, secret: [u8; 32], expires_at: u64) -> Self {
+        let digest = blake3::derive_key("stalwart key fingerprint", &secret);
+        let mut fingerprint = [0u8; 16];
+        fingerprint.copy_from_slice(digest.get(..16).unwrap_or(&[0; 16]));
         Self {
             id: id.into(),
             secret,
+            fingerprint,
             expires_at,
         }
     }
@@ -94,8 +101,9 @@ impl Key {
         now > self.expires_at
     }
 
-    pub(crate) fn hasher(&self) -> blake3::Hasher {
-        blake3::Hasher::new_keyed(&self.secret)
+    /// The keyed hash of `bytes`, in one call (cheaper than many small updates of a hasher).
+    pub(crate) fn mac(&self, bytes: &[u8]) -> blake3::Hash {
+        blake3::keyed_hash(&self.secret, bytes)
     }
 }
 
@@ -151,11 +159,25 @@ fn link(
     entry: &Entry,
     buf: &mut Vec<u8>,
 ) -> (blake3::Hash, Option<Range<usize>>) {
+    link_with(key, prev, entry, None, buf)
+}
+
+/// [`link`], with a call's arguments given as their canonical JSON already written.
+fn link_with(
+    key: &Key,
+    prev: &[u8],
+    entry: &Entry,
+    arguments: Option<&[u8]>,
+    buf: &mut Vec<u8>,
+) -> (blake3::Hash, Option<Range<usize>>) {
     buf.clear();
     buf.extend_from_slice(&(prev.len() as u64).to_le_bytes());
     buf.extend_from_slice(prev);
-    let arguments = write_entry(buf, entry);
-    (blake3::keyed_hash(&key.secret, buf), arguments)
+    let range = match (entry, arguments) {
+        (Entry::Call(c), Some(written)) => Some(write_call(buf, c, Some(written))),
+        _ => write_entry(buf, entry),
+    };
+    (blake3::keyed_hash(&key.secret, buf), range)
 }
 
 /// The canonical JSON of an entry without its token (keys in sorted order): the bytes its token
@@ -199,16 +221,20 @@ fn write_entry(out: &mut Vec<u8>, entry: &Entry) -> Option<Range<usize>> {
             out.put(b"}");
             None
         }
-        Entry::Call(c) => Some(write_call(out, c)),
+        Entry::Call(c) => Some(write_call(out, c, None)),
     }
 }
 
-fn write_call(out: &mut Vec<u8>, c: &CallEntry) -> Range<usize> {
+/// `arguments`: the canonical JSON of `c.arguments`, when the caller has written it already.
+fn write_call(out: &mut Vec<u8>, c: &CallEntry, arguments: Option<&[u8]>) -> Range<usize> {
     out.put(b"{\"agent\":");
     write_str(out, &c.agent);
     out.put(b",\"arguments\":");
     let start = out.len();
-    write_object(out, &c.arguments);
+    match arguments {
+        Some(written) => out.put(written),
+        None => write_object(out, &c.arguments),
+    }
     let arguments = start..out.len();
     out.put(b",\"at\":");
     write_u64(out, c.at);
@@ -264,20 +290,59 @@ fn write_call(out: &mut Vec<u8>, c: &CallEntry) -> Range<usize> {
 /// Each entry's bytes are written once into one buffer: the token is the keyed hash of the
 /// buffer, and a call's digest the hash of the part that holds its arguments.
 pub fn verify(key: &Key, session: &Session) -> bool {
-    let first = genesis(session);
-    let mut prev: &[u8] = &first;
+    verify_from(key, session, 0, 0).is_some()
+}
+
+/// Verifies what the session has not verified yet with this key, and remembers it. A history
+/// the runtime itself has signed since it was last verified needs no work here; a history read
+/// from outside, or verified with another key, is verified in full.
+pub fn verify_session(key: &Key, session: &mut Session) -> bool {
+    let memo = session.verified;
+    let (len, calls) = if memo.key == key.fingerprint && memo.len <= session.entries().len() {
+        (memo.len, memo.calls)
+    } else {
+        (0, 0)
+    };
+    if len == session.entries().len() && len > 0 {
+        return true;
+    }
+    match verify_from(key, session, len, calls) {
+        Some(calls) => {
+            session.verified = Verified {
+                len: session.entries().len(),
+                calls,
+                key: key.fingerprint,
+            };
+            true
+        }
+        None => false,
+    }
+}
+
+/// Verifies `entries[from..]`, given that `entries[..from]` verifies and holds `calls` calls;
+/// answers the number of calls of the whole history.
+fn verify_from(key: &Key, session: &Session, from: usize, calls: u32) -> Option<u32> {
+    let entries = session.entries();
+    let first;
+    let mut prev: &[u8] = match from.checked_sub(1).and_then(|i| entries.get(i)) {
+        Some(last) => last.token().as_bytes(),
+        None => {
+            first = genesis(session);
+            &first
+        }
+    };
     let mut buf = Vec::with_capacity(512);
-    let mut step = 0u32;
-    for entry in &session.entries {
+    let mut step = calls;
+    for entry in entries.get(from..).unwrap_or(&[]) {
         match entry {
             Entry::Call(c) => {
                 step += 1;
                 if c.step != step {
-                    return false;
+                    return None;
                 }
             }
             Entry::Outcome { step: s, .. } if (*s == 0 || *s > step) => {
-                return false;
+                return None;
             }
             _ => {}
         }
@@ -285,27 +350,37 @@ pub fn verify(key: &Key, session: &Session) -> bool {
         if let (Entry::Call(c), Some(range)) = (entry, arguments) {
             let digest = blake3::hash(buf.get(range).unwrap_or(&[]));
             if !base64url_is(digest.as_bytes(), c.digest.as_bytes()) {
-                return false;
+                return None;
             }
         }
         if !base64url_is(token.as_bytes(), entry.token().as_bytes()) {
-            return false;
+            return None;
         }
         // The entry's token is the link just computed.
         prev = entry.token().as_bytes();
     }
-    true
+    Some(step)
 }
 
 /// Appends an entry, signing it over the chain so far. The history must already verify.
-pub fn append(key: &Key, session: &mut Session, mut entry: Entry) {
+pub fn append(key: &Key, session: &mut Session, entry: Entry) {
+    append_with(key, session, entry, None);
+}
+
+/// [`append`] for a call whose arguments' canonical JSON the check has written already (for
+/// their digest): the bytes are signed as they are, not written again.
+pub(crate) fn append_call(key: &Key, session: &mut Session, entry: CallEntry, arguments: &[u8]) {
+    append_with(key, session, Entry::Call(entry), Some(arguments));
+}
+
+fn append_with(key: &Key, session: &mut Session, mut entry: Entry, arguments: Option<&[u8]>) {
     let mut buf = Vec::with_capacity(512);
-    let (token, _) = match session.entries.last() {
-        Some(last) => link(key, last.token().as_bytes(), &entry, &mut buf),
-        None => link(key, &genesis(session), &entry, &mut buf),
+    let (token, _) = match session.entries().last() {
+        Some(last) => link_with(key, last.token().as_bytes(), &entry, arguments, &mut buf),
+        None => link_with(key, &genesis(session), &entry, arguments, &mut buf),
     };
     entry.set_token(base64url(token.as_bytes()));
-    session.entries.push(entry);
+    session.push_signed(entry, key.fingerprint);
 }
 
 #[cfg(test)]
@@ -331,5 +406,50 @@ mod tests {
         assert_eq!(back.id, "dev");
         assert_eq!(back.expires_at, 1_800_000_000);
         assert!(Key::from_json(r#"{"id":"x","key":"AAAA","expires":1}"#).is_err());
+    }
+
+    fn turn(text: &str) -> Entry {
+        Entry::Read {
+            text: text.into(),
+            token: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_verified_history_is_verified_again_under_another_key() {
+        let (a, b) = (Key::new("a", [1; 32], 0), Key::new("b", [2; 32], 0));
+        let mut s = Session::new("desk", "s1");
+        append(&a, &mut s, turn("hello"));
+        append(&a, &mut s, turn("refund order 4411"));
+        assert!(verify_session(&a, &mut s));
+        assert!(!verify_session(&b, &mut s), "signed with a, not b");
+        assert!(verify_session(&a, &mut s));
+    }
+
+    #[test]
+    fn entries_appended_to_an_unverified_history_do_not_make_it_verified() {
+        let key = Key::new("a", [1; 32], 0);
+        let mut s = Session::new("desk", "s1");
+        append(&key, &mut s, turn("hello"));
+        let mut entries = s.entries().to_vec();
+        entries.push(turn("forged, with no token"));
+        let mut forged = Session::from_parts("desk", "s1", entries);
+        append(&key, &mut forged, turn("signed over the forged entry"));
+        assert!(!verify_session(&key, &mut forged));
+        assert!(!verify(&key, &forged));
+    }
+
+    #[test]
+    fn a_truncated_history_stays_verified_and_counts_its_calls() {
+        let key = Key::new("a", [1; 32], 0);
+        let mut s = Session::new("desk", "s1");
+        append(&key, &mut s, turn("hello"));
+        let mut entries = s.entries().to_vec();
+        entries.push(turn("forged"));
+        let mut t = Session::from_parts("desk", "s1", entries);
+        assert!(!verify_session(&key, &mut t));
+        t.truncate(1);
+        assert!(verify_session(&key, &mut t), "the prefix was signed");
+        assert_eq!(t.next_step(), 1);
     }
 }

@@ -1,6 +1,8 @@
 //! The text a person is shown for a confirm: the call, each argument and where its value came
 //! from, where any mark came from, and the irreversible-pivot sentence where it applies.
 
+use std::fmt::Write as _;
+
 use serde_json::Value;
 use stalwart_record::{ArchivedRecordBody, ArchivedTool};
 
@@ -22,7 +24,7 @@ pub fn question(
     gate_question: Option<&str>,
     pivot: bool,
 ) -> String {
-    let mut out = String::new();
+    let mut out = String::with_capacity(160);
     if let Some(q) = gate_question {
         out.push_str(q.trim());
         if !q.trim_end().ends_with(['?', '.', '!']) {
@@ -30,27 +32,30 @@ pub fn question(
         }
         out.push(' ');
     }
-    out.push_str(&format!("Run `{}`", tool.name));
+    out.push_str("Run `");
+    out.push_str(tool.name.as_str());
+    out.push('`');
     if call.arguments.is_empty() {
         out.push_str(" with no arguments?");
     } else {
-        let parts: Vec<String> = call
-            .arguments
-            .iter()
-            .map(|(name, value)| {
-                let origin = call
-                    .origins
-                    .get(name)
-                    .map(String::as_str)
-                    .unwrap_or("model");
-                format!(
-                    "{name} = {} ({})",
-                    short(value),
-                    origin_words(session, origin)
-                )
-            })
-            .collect();
-        out.push_str(&format!(" with {}?", parts.join(", ")));
+        out.push_str(" with ");
+        for (i, (name, value)) in call.arguments.iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            let origin = call
+                .origins
+                .get(name)
+                .map(String::as_str)
+                .unwrap_or("model");
+            out.push_str(name);
+            out.push_str(" = ");
+            write_short(&mut out, value);
+            out.push_str(" (");
+            write_origin(&mut out, session, origin);
+            out.push(')');
+        }
+        out.push('?');
     }
     if reasons.iter().any(|r| r == "argument_origin") {
         out.push_str(" Some values were not typed by the person: check them.");
@@ -81,33 +86,44 @@ pub fn question(
     out
 }
 
-fn short(value: &Value) -> String {
-    let text = value.to_string();
-    if text.chars().count() > 80 {
-        let cut: String = text.chars().take(77).collect();
-        format!("{cut}...")
-    } else {
-        text
+/// Writes a value as JSON, cut to 80 characters (the last three `...`).
+fn write_short(out: &mut String, value: &Value) {
+    let start = out.len();
+    // Writing to a `String` cannot fail.
+    let _ = write!(out, "{value}");
+    let written = out.get(start..).unwrap_or("");
+    if written.chars().nth(80).is_some()
+        && let Some((at, _)) = written.char_indices().nth(77)
+    {
+        out.truncate(start + at);
+        out.push_str("...");
     }
 }
 
-fn origin_words(session: &Session, origin: &str) -> String {
-    match origin {
-        "typed" => "typed by the person".into(),
-        "reply" => "the person's answer".into(),
-        "context" => "from the application".into(),
-        "computed" => "computed by the run".into(),
-        "model" => "written by the model".into(),
-        other => match other.strip_prefix("result:") {
-            Some(rest) => {
-                let step = rest.split('.').next().and_then(|s| s.parse::<u32>().ok());
-                let tool = step
-                    .and_then(|s| session.call(s))
-                    .map(|c| c.tool.clone())
-                    .unwrap_or_else(|| "?".into());
-                format!("from the result of step {} ({tool})", rest)
+/// Writes where a value came from, in the person's words.
+fn write_origin(out: &mut String, session: &Session, origin: &str) {
+    let words = match origin {
+        "typed" => "typed by the person",
+        "reply" => "the person's answer",
+        "context" => "from the application",
+        "computed" => "computed by the run",
+        "model" => "written by the model",
+        other => {
+            match other.strip_prefix("result:") {
+                Some(rest) => {
+                    let step = rest.split('.').next().and_then(|s| s.parse::<u32>().ok());
+                    let tool = step
+                        .and_then(|s| session.call(s))
+                        .map(|c| c.tool.as_str())
+                        .unwrap_or("?");
+                    let _ = write!(out, "from the result of step {rest} ({tool})");
+                }
+                None => {
+                    let _ = write!(out, "from `{other}`, which the check does not trust");
+                }
             }
-            None => format!("from `{other}`, which the check does not trust"),
-        },
-    }
+            return;
+        }
+    };
+    out.push_str(words);
 }

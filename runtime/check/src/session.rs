@@ -3,6 +3,12 @@
 //! The runtime keeps no state between checks: every check reads the history the caller hands
 //! in, verifies it (`history`), and appends the call's entry. The whole history serialises to
 //! JSON and back unchanged (`serde`), so a caller may store it anywhere.
+//!
+//! The entries are read-only outside the runtime: a history changes only by the runtime's own
+//! appends (each signed as it is written) or by being read from JSON or from parts, which starts
+//! it unverified. So a session remembers how much of its history it has verified, with which key
+//! ([`Verified`]): a check verifies only the entries it has not seen, and a history read from
+//! outside is verified in full at its first check.
 
 use std::collections::BTreeMap;
 
@@ -10,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// One conversation with one agent.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Session {
     /// The agent the session belongs to.
@@ -18,11 +24,39 @@ pub struct Session {
     /// The session's id; the first link of the history's signature chain.
     pub id: String,
     #[serde(default)]
-    pub entries: Vec<Entry>,
+    entries: Vec<Entry>,
     /// Set when the history read from JSON was not a history (an entry edited into a shape no
     /// check writes): the next check answers `history_invalid`. Never serialised.
     #[serde(skip)]
     pub tampered: bool,
+    /// How much of `entries` is known to verify. Never serialised: a history read from outside
+    /// starts unverified.
+    #[serde(skip)]
+    pub(crate) verified: Verified,
+}
+
+/// The verified prefix of a session's history: its length, the calls in it, and the key it was
+/// verified with (by fingerprint).
+///
+/// INVARIANT: `entries[..len]` verifies with the key whose fingerprint is `key`, and holds
+/// `calls` call entries. Only `history::verify_session` and `history::append` raise `len`; every
+/// other change to `entries` lowers it to what still holds.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Verified {
+    pub len: usize,
+    pub calls: u32,
+    pub key: [u8; 16],
+}
+
+/// Two sessions are equal when their agent, id and history are: what has been verified of them
+/// is not part of their value.
+impl PartialEq for Session {
+    fn eq(&self, other: &Self) -> bool {
+        self.agent == other.agent
+            && self.id == other.id
+            && self.entries == other.entries
+            && self.tampered == other.tampered
+    }
 }
 
 /// One entry of the history. Every entry carries `token`: the signature of the chain up to it.
@@ -152,6 +186,63 @@ impl Session {
             id: id.into(),
             entries: Vec::new(),
             tampered: false,
+            verified: Verified::default(),
+        }
+    }
+
+    /// A session from stored parts: its history is verified at its first check, like one read
+    /// from JSON.
+    pub fn from_parts(
+        agent: impl Into<String>,
+        id: impl Into<String>,
+        entries: Vec<Entry>,
+    ) -> Self {
+        Self {
+            entries,
+            ..Self::new(agent, id)
+        }
+    }
+
+    /// The history's entries, oldest first.
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    /// The history's entries, to keep elsewhere (the session is used up).
+    pub fn into_entries(self) -> Vec<Entry> {
+        self.entries
+    }
+
+    /// Cuts the history back to its first `len` entries. A prefix of a signed history is a
+    /// signed history, so what was verified of it stays verified.
+    pub fn truncate(&mut self, len: usize) {
+        if len < self.entries.len() {
+            self.entries.truncate(len);
+            if self.verified.len > len {
+                self.verified.len = len;
+                self.verified.calls = self.calls().count() as u32;
+            }
+        }
+    }
+
+    /// Drops the whole history (after it failed to verify).
+    pub(crate) fn clear(&mut self) {
+        self.entries.clear();
+        self.tampered = false;
+        self.verified = Verified::default();
+    }
+
+    /// Appends an entry already signed over the chain (`history::append`).
+    pub(crate) fn push_signed(&mut self, entry: Entry, key: [u8; 16]) {
+        let whole = self.verified.len == self.entries.len() && self.verified.key == key;
+        let call = matches!(entry, Entry::Call(_));
+        self.entries.push(entry);
+        if whole || self.entries.len() == 1 {
+            self.verified = Verified {
+                len: self.entries.len(),
+                calls: if whole { self.verified.calls } else { 0 } + u32::from(call),
+                key,
+            };
         }
     }
 
@@ -196,6 +287,9 @@ impl Session {
 
     /// The number the next call gets.
     pub fn next_step(&self) -> u32 {
+        if self.verified.len == self.entries.len() && self.verified.len > 0 {
+            return self.verified.calls + 1;
+        }
         self.calls().count() as u32 + 1
     }
 

@@ -5,9 +5,23 @@
 //! check of exactly that call while that confirm is still the newest call entry of the history,
 //! and not after the expiry.
 
-use crate::canonical::base64url;
+use std::fmt::Write as _;
+
+use crate::canonical::{base64url, base64url_is};
 use crate::check::Env;
 use crate::session::{Decision, Session};
+
+/// The parts a MAC covers, each with its length first, so no two lists of parts give one input.
+/// Room is left for the numbers that follow the parts.
+fn framed(parts: &[&str]) -> Vec<u8> {
+    let size: usize = parts.iter().map(|p| p.len() + 8).sum::<usize>() + 12;
+    let mut buf = Vec::with_capacity(size);
+    for part in parts {
+        buf.extend_from_slice(&(part.len() as u64).to_le_bytes());
+        buf.extend_from_slice(part.as_bytes());
+    }
+    buf
+}
 
 fn mac(
     env: Env<'_>,
@@ -16,21 +30,18 @@ fn mac(
     digest: &str,
     step: u32,
     expiry: u64,
-) -> String {
-    let mut h = env.key.hasher();
-    for part in [
+) -> [u8; 32] {
+    let parts = [
         "confirm",
         session.id.as_str(),
         session.agent.as_str(),
         tool,
         digest,
-    ] {
-        h.update(&(part.len() as u64).to_le_bytes());
-        h.update(part.as_bytes());
-    }
-    h.update(&step.to_le_bytes());
-    h.update(&expiry.to_le_bytes());
-    base64url(h.finalize().as_bytes())
+    ];
+    let mut buf = framed(&parts);
+    buf.extend_from_slice(&step.to_le_bytes());
+    buf.extend_from_slice(&expiry.to_le_bytes());
+    *env.key.mac(&buf).as_bytes()
 }
 
 /// The token of a confirm asked at `step`.
@@ -42,10 +53,10 @@ pub fn issue(
     step: u32,
     expiry: u64,
 ) -> String {
-    format!(
-        "{step}.{expiry}.{}",
-        mac(env, session, tool, digest, step, expiry)
-    )
+    let mut out = String::with_capacity(64);
+    let _ = write!(out, "{step}.{expiry}.");
+    out.push_str(&base64url(&mac(env, session, tool, digest, step, expiry)));
+    out
 }
 
 /// Whether `token` covers this call at this point of this session's history.
@@ -70,23 +81,17 @@ pub fn covers(env: Env<'_>, session: &Session, token: &str, tool: &str, digest: 
     {
         return false;
     }
-    let want = mac(env, session, tool, digest, step, expiry);
-    want.len() == given.len()
-        && want
-            .bytes()
-            .zip(given.bytes())
-            .fold(0u8, |a, (x, y)| a | (x ^ y))
-            == 0
+    base64url_is(
+        &mac(env, session, tool, digest, step, expiry),
+        given.as_bytes(),
+    )
 }
 
 /// The idempotency key of an allowed call: derived from session, step and argument digest.
 pub fn idempotency_key(env: Env<'_>, session: &Session, step: u32, digest: &str) -> String {
-    let mut h = env.key.hasher();
-    for part in ["idempotency", session.id.as_str(), digest] {
-        h.update(&(part.len() as u64).to_le_bytes());
-        h.update(part.as_bytes());
-    }
-    h.update(&step.to_le_bytes());
-    let full = base64url(h.finalize().as_bytes());
-    full.chars().take(22).collect()
+    let mut buf = framed(&["idempotency", session.id.as_str(), digest]);
+    buf.extend_from_slice(&step.to_le_bytes());
+    let mut full = base64url(env.key.mac(&buf).as_bytes());
+    full.truncate(22);
+    full
 }

@@ -2,7 +2,9 @@
 //! destination once.
 
 use serde_json::{Value, json};
-use stalwart_runtime::destination::{find_destinations, has_destination};
+use stalwart_runtime::destination::{
+    find_destinations, find_destinations_in, has_destination, has_destination_in,
+};
 
 fn check(args: Value, expected: &[&str]) {
     assert_eq!(find_destinations(&args), expected, "destinations in {args}");
@@ -11,6 +13,15 @@ fn check(args: Value, expected: &[&str]) {
         !expected.is_empty(),
         "has_destination({args})"
     );
+    // A call's arguments are scanned as the object they are, with the same answers.
+    if let Value::Object(fields) = &args {
+        assert_eq!(find_destinations_in(fields), expected, "in {args}");
+        assert_eq!(
+            has_destination_in(fields),
+            !expected.is_empty(),
+            "in {args}"
+        );
+    }
 }
 
 #[test]

@@ -70,6 +70,39 @@ pub fn has_destination(args: &Value) -> bool {
     .is_break()
 }
 
+/// [`find_destinations`] over a call's arguments, without building a value around them.
+pub fn find_destinations_in(fields: &serde_json::Map<String, Value>) -> Vec<String> {
+    let mut found = Vec::new();
+    let _ = walk_fields(fields, 0, &mut |text| {
+        collect(text, &mut found);
+        ControlFlow::<()>::Continue(())
+    });
+    found
+}
+
+/// [`has_destination`] over a call's arguments, without building a value around them.
+pub fn has_destination_in(fields: &serde_json::Map<String, Value>) -> bool {
+    walk_fields(fields, 0, &mut |text| {
+        if text_has_destination(text) {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    })
+    .is_break()
+}
+
+fn walk_fields(
+    fields: &serde_json::Map<String, Value>,
+    depth: usize,
+    visit: &mut impl FnMut(&str) -> ControlFlow<()>,
+) -> ControlFlow<()> {
+    fields.iter().try_for_each(|(key, item)| {
+        visit(key)?;
+        walk(item, depth + 1, visit)
+    })
+}
+
 /// Calls `visit` on every string of `value`, keys before their values, depth first.
 fn walk(
     value: &Value,
@@ -84,10 +117,7 @@ fn walk(
         Value::Array(items) => items
             .iter()
             .try_for_each(|item| walk(item, depth + 1, visit)),
-        Value::Object(fields) => fields.iter().try_for_each(|(key, item)| {
-            visit(key)?;
-            walk(item, depth + 1, visit)
-        }),
+        Value::Object(fields) => walk_fields(fields, depth, visit),
         Value::Null | Value::Bool(_) | Value::Number(_) => ControlFlow::Continue(()),
     }
 }
