@@ -1,0 +1,206 @@
+//! `verify-bench`: times `stalwart verify` (the driver's `verify_agent`, in process) on the shop
+//! and on generated agents, cold (no cache) and answered from the proof cache, and prints a
+//! Markdown table of medians.
+//!
+//! Usage: `verify-bench [--sizes shop,10,100,1000] [--runs N] [--depth D] [--turns T]`, or
+//! `verify-bench gen N` to print the generated agent.yaml of `N` tools.
+
+mod generate;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use stalwart_analyzer::Bounds;
+use stalwart_driver::DiskLoader;
+use stalwart_driver::verify::{VerifyOptions, verify_agent};
+
+struct Args {
+    sizes: Vec<String>,
+    runs: usize,
+    depth: u32,
+    turns: u32,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut args = Args {
+        sizes: ["shop", "10", "100", "1000"].map(String::from).to_vec(),
+        runs: 7,
+        depth: 12,
+        turns: 3,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let value = it.next().ok_or_else(|| format!("`{flag}` needs a value"))?;
+        match flag.as_str() {
+            "--sizes" => args.sizes = value.split(',').map(String::from).collect(),
+            "--runs" => args.runs = value.parse().map_err(|_| "bad --runs".to_string())?,
+            "--depth" => args.depth = value.parse().map_err(|_| "bad --depth".to_string())?,
+            "--turns" => args.turns = value.parse().map_err(|_| "bad --turns".to_string())?,
+            other => return Err(format!("unknown flag `{other}`")),
+        }
+    }
+    Ok(args)
+}
+
+/// A fresh folder under the system's temporary folder.
+fn scratch(label: &str) -> Result<PathBuf, String> {
+    let dir = std::env::temp_dir().join(format!(
+        "stalwart-verify-bench-{}-{label}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    Ok(dir)
+}
+
+fn copy_dir(from: &Path, to: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(to).map_err(|e| e.to_string())?;
+    for entry in std::fs::read_dir(from).map_err(|e| e.to_string())? {
+        let entry = entry.map_err(|e| e.to_string())?;
+        let path = entry.path();
+        let name = entry.file_name();
+        if name == ".stalwart" || name == "__pycache__" {
+            continue;
+        }
+        if path.is_dir() {
+            copy_dir(&path, &to.join(&name))?;
+        } else {
+            std::fs::copy(&path, to.join(&name)).map_err(|e| e.to_string())?;
+        }
+    }
+    Ok(())
+}
+
+/// The agent.yaml of a subject: the shop copied, or a generated agent written.
+fn subject(size: &str) -> Result<(PathBuf, usize), String> {
+    let dir = scratch(size)?;
+    if size == "shop" {
+        let shop = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/shop");
+        copy_dir(&shop, &dir)?;
+        return Ok((dir.join("agent.yaml"), 5));
+    }
+    let n: usize = size.parse().map_err(|_| format!("bad size `{size}`"))?;
+    let path = dir.join("agent.yaml");
+    std::fs::write(&path, generate::agent_yaml(n)).map_err(|e| e.to_string())?;
+    Ok((path, n))
+}
+
+fn median(mut xs: Vec<Duration>) -> Duration {
+    xs.sort();
+    xs.get(xs.len() / 2).copied().unwrap_or_default()
+}
+
+fn show(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s >= 1.0 {
+        format!("{s:.2} s")
+    } else {
+        format!("{:.1} ms", s * 1e3)
+    }
+}
+
+/// What one verify produced, in a few words.
+struct Summary {
+    obligations: usize,
+    findings: usize,
+    undecided: usize,
+    gate: &'static str,
+}
+
+fn run(path: &Path, options: &VerifyOptions) -> Result<(Duration, Summary), String> {
+    let start = Instant::now();
+    let outcome = verify_agent(Arc::new(DiskLoader), path, options);
+    let took = start.elapsed();
+    if let Some(fatal) = outcome.fatal {
+        return Err(fatal);
+    }
+    let Some(proof) = outcome.proof else {
+        let first = outcome
+            .diagnostics
+            .iter()
+            .find(|d| d.is_error())
+            .map(|d| d.message.clone())
+            .unwrap_or_default();
+        return Err(format!("{}: does not compile: {first}", path.display()));
+    };
+    Ok((
+        took,
+        Summary {
+            obligations: proof.verdicts.len(),
+            findings: proof.findings.len(),
+            undecided: proof.undecided.len(),
+            gate: if proof.gate_passed() { "passed" } else { "failed" },
+        },
+    ))
+}
+
+fn main() {
+    let argv: Vec<String> = std::env::args().collect();
+    if argv.get(1).map(String::as_str) == Some("gen") {
+        match argv.get(2).and_then(|n| n.parse::<usize>().ok()) {
+            Some(n) => print!("{}", generate::agent_yaml(n)),
+            None => {
+                eprintln!("verify-bench gen N: N is the number of tools");
+                std::process::exit(2);
+            }
+        }
+        return;
+    }
+    if let Err(e) = bench() {
+        eprintln!("verify-bench: {e}");
+        std::process::exit(2);
+    }
+}
+
+fn bench() -> Result<(), String> {
+    let args = parse_args()?;
+    let bounds = Bounds {
+        depth: args.depth,
+        turns: args.turns,
+        ..Bounds::default()
+    };
+    println!(
+        "| agent | tools | obligations | findings | undecided | gate | cold (median) | runs | cache hit (median) |"
+    );
+    println!("|---|---:|---:|---:|---:|---|---:|---:|---:|");
+    for size in &args.sizes {
+        let (path, tools) = subject(size)?;
+        let cold_options = VerifyOptions {
+            bounds,
+            cache: false,
+        };
+        // Large agents get fewer cold runs: each may take seconds.
+        let runs = if tools >= 1000 { args.runs.min(3) } else { args.runs };
+        let mut cold = Vec::new();
+        let mut summary = None;
+        for _ in 0..runs {
+            let (took, s) = run(&path, &cold_options)?;
+            cold.push(took);
+            summary = Some(s);
+        }
+        let warm_options = VerifyOptions {
+            bounds,
+            cache: true,
+        };
+        run(&path, &warm_options)?;
+        let mut hits = Vec::new();
+        for _ in 0..args.runs.max(5) {
+            hits.push(run(&path, &warm_options)?.0);
+        }
+        let s = summary.ok_or("no run")?;
+        println!(
+            "| {size} | {tools} | {} | {} | {} | {} | {} | {runs} | {} |",
+            s.obligations,
+            s.findings,
+            s.undecided,
+            s.gate,
+            show(median(cold)),
+            show(median(hits)),
+        );
+        if let Some(dir) = path.parent() {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+    Ok(())
+}
