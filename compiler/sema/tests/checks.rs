@@ -85,6 +85,21 @@ fn v1_unknown_tools_with_a_catalogue() {
 }
 
 #[test]
+fn v1_bot_message_naming_a_tool_calls_nothing() {
+    let text = "define bot refund_card\n  \"Refunded.\"\n\ndefine flow refunds\n  bot refund_card\n  bot refund card\n  bot execute_refund_card\n  bot refund_crd\n";
+    insta::assert_snapshot!(
+        "v1_bot_names_a_tool",
+        check("v1", text, Some(&SHOP_TOOLS), &[])
+    );
+    // Without a catalogue, no message names a tool: the defined one is silent, the others are
+    // undefined.
+    insta::assert_snapshot!(
+        "v1_bot_names_a_tool_without_catalogue",
+        check("v1", text, None, &[])
+    );
+}
+
+#[test]
 fn v1_unreachable_statements() {
     let text = "define flow refunds\n  if $x\n    stop\n    bot refuse\n    bot refuse\n  execute refund_card\n  return\n  label again\n  bot refuse\n  abort\n  bot refuse\n";
     insta::assert_snapshot!("v1_unreachable", check("v1", text, None, &[]));
@@ -119,6 +134,15 @@ fn v2_unknown_actions_with_a_catalogue() {
     let text = "flow refunds\n  await RefundCrdAction(amount=1)\n  start GetOrderAction()\n  await bot execute_send_recipt\n  await StartUtteranceBotAction(script=\"x\")\n";
     insta::assert_snapshot!(
         "v2_unknown_actions",
+        check("v2", text, Some(&SHOP_TOOLS), &[])
+    );
+}
+
+#[test]
+fn v2_bot_message_naming_a_tool_calls_nothing_even_with_imports() {
+    let text = "import core\n\nflow refunds\n  await bot refund card\n  await bot say \"refund_card\"\n  await RefundCardAction(amount=1)\n";
+    insta::assert_snapshot!(
+        "v2_bot_names_a_tool",
         check("v2", text, Some(&SHOP_TOOLS), &[])
     );
 }
