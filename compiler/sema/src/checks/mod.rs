@@ -23,8 +23,10 @@
 
 pub mod codes;
 mod common;
+mod flows;
 mod v1;
 mod v2;
 
+pub use flows::{used_flows_v1, used_flows_v2};
 pub use v1::check_v1;
 pub use v2::check_v2;

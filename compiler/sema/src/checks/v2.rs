@@ -57,7 +57,7 @@ pub fn check_v2(
 }
 
 /// The flow and the flows defined inside its body, in source order.
-fn nested_flows<'a>(flow: &'a Flow, out: &mut Vec<&'a Flow>) {
+pub(crate) fn nested_flows<'a>(flow: &'a Flow, out: &mut Vec<&'a Flow>) {
     out.push(flow);
     let mut stack: Vec<&'a [Stmt]> = vec![&flow.body];
     while let Some(body) = stack.pop() {
@@ -71,7 +71,7 @@ fn nested_flows<'a>(flow: &'a Flow, out: &mut Vec<&'a Flow>) {
 }
 
 /// The blocks a statement holds (not those of a nested flow).
-fn bodies(kind: &StmtKind) -> Vec<&[Stmt]> {
+pub(crate) fn bodies(kind: &StmtKind) -> Vec<&[Stmt]> {
     match kind {
         StmtKind::If {
             branches,
