@@ -207,3 +207,19 @@ fn an_advisory_file_that_cannot_be_read_stops_verify_with_exit_2() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn an_argument_limited_by_its_schemas_enum_is_not_written_by_the_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let clean = workspace().join("tests/fixtures/proof/QG018/clean/agent.yaml");
+    let text = std::fs::read_to_string(clean).unwrap().replace(
+        "        url: {type: string}\n",
+        "        url: {type: string, enum: [\"https://shop.example/returns\"]}\n",
+    );
+    let text = text.split("    checks:").next().unwrap().to_string();
+    assert!(text.contains("enum"), "{text}");
+    std::fs::write(dir.path().join("agent.yaml"), text).unwrap();
+    let (report, code) = verify(dir.path(), &[]);
+    assert_eq!(report["findings"], serde_json::json!([]));
+    assert_eq!(code, Some(0));
+}

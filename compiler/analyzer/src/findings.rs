@@ -491,9 +491,19 @@ pub fn nothing_to_read(inputs: &Inputs<'_>) -> Vec<(&'static str, &'static str)>
             .iter()
             .any(|(_, k)| !crate::system::is_code(*k))
     }) {
+        // The catalogue leaves out an argument that takes only declared values.
+        let declared = inputs.body.tools.iter().any(|t| {
+            t.argument_kinds
+                .iter()
+                .any(|(_, k)| !crate::system::is_code(*k))
+        });
         out.push((
             "QG018",
-            "no argument is declared as SQL, a query, a path, a URL or a template",
+            if declared {
+                "every argument declared as SQL, a query, a path, a URL or a template takes only declared values (`one_of`, `equals`, `enum`)"
+            } else {
+                "no argument is declared as SQL, a query, a path, a URL or a template"
+            },
         ));
     }
     if !cat.tools.iter().any(|t| t.confidential) {
