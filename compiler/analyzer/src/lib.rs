@@ -3,8 +3,7 @@
 //!
 //! `catalogue` reads the record's tools, `system` is the transition system and its obligations,
 //! `explicit` the explicit-state engine that answers them, `findings` what each rule raises,
-//! `rulebook` the rules that read the rulebook's flows, `lints` and `code` the checks beside the
-//! proof, `report` the text, JSON and SARIF forms, and
+//! `lints` and `code` the checks beside the proof, `report` the text, JSON and SARIF forms, and
 //! `cache` the proof cache keyed by the digest of graph, catalogue and rulebook.
 
 pub mod cache;
