@@ -213,9 +213,10 @@ pub const UNKNOWN_SAME_ARGUMENT: Code = Code {
 };
 
 /// A step's `routes` or `from` names something that is not a step, `<agent>_model`, `guard`,
-/// `tool:<name>` of a declared tool, or `end`.
+/// `tool:<name>` of a declared tool, or `end`. A warning: the graph leaves the route out, and
+/// `stalwart verify` reports it as the finding QG015 (undeclared route).
 pub const UNKNOWN_ROUTE: Code = Code {
-    id: "E0160",
+    id: "W0160",
     slug: "unknown-route",
 };
 

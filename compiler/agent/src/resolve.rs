@@ -406,7 +406,7 @@ impl<'a> Cx<'a> {
                     if targets.contains(&name.value) {
                         continue;
                     }
-                    let d = Diagnostic::error(
+                    let d = Diagnostic::warning(
                         codes::UNKNOWN_ROUTE,
                         name.span,
                         format!("{ctx}`{key}` names `{}`, which is not a step, an agent's model, `guard`, a tool or `end`", name.value),

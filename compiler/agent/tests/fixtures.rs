@@ -1,5 +1,6 @@
 //! Fixture-driven tests of agent.yaml: every `fixtures/bad/*.yaml` gives at least one error and
-//! its rendered diagnostics are snapshotted; every `fixtures/ok/*.yaml` (and the shop) gives none;
+//! its rendered diagnostics are snapshotted; every `fixtures/warn/*.yaml` gives warnings and no
+//! error, snapshotted too; every `fixtures/ok/*.yaml` (and the shop) gives none;
 //! no prefix of any fixture makes the front end panic.
 
 #![allow(
@@ -72,6 +73,28 @@ fn bad_fixtures_give_errors() {
 }
 
 #[test]
+fn warn_fixtures_give_warnings_and_no_error() {
+    let paths = fixtures("warn");
+    assert!(!paths.is_empty());
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path("snapshots/warn");
+    settings.set_prepend_module_to_snapshot(false);
+    settings.bind(|| {
+        for path in &paths {
+            let name = path.file_stem().unwrap().to_str().unwrap();
+            let text = fs::read_to_string(path).unwrap();
+            let diagnostics = check(&text, &[]);
+            assert!(!diagnostics.is_empty(), "{name} gives no warning");
+            assert!(
+                !diagnostics.iter().any(Diagnostic::is_error),
+                "{name} gives an error"
+            );
+            insta::assert_snapshot!(name, render(&text, &diagnostics));
+        }
+    });
+}
+
+#[test]
 fn ok_fixtures_give_no_diagnostics() {
     for path in fixtures("ok") {
         let text = fs::read_to_string(&path).unwrap();
@@ -99,6 +122,7 @@ fn the_shop_without_its_tools_names_each_missing_one() {
 #[test]
 fn no_prefix_of_any_fixture_panics() {
     let mut paths = fixtures("bad");
+    paths.extend(fixtures("warn"));
     paths.extend(fixtures("ok"));
     paths.extend(fixtures("catalogue"));
     paths.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/shop/agent.yaml"));

@@ -21,6 +21,7 @@ pub fn key(input: &ProofInput<'_>) -> String {
         .as_bytes(),
     );
     h.update(format!("{:?}{:?}", input.rulebook, input.rulebook_errors).as_bytes());
+    h.update(format!("{:?}", input.rulebook_input).as_bytes());
     for (path, text) in &input.python {
         h.update(path.as_bytes());
         h.update(&[0]);

@@ -102,7 +102,14 @@ impl Catalogue {
                         || !t.checks.is_empty(),
                     checked_arguments: checked,
                     argument_names: t.argument_names.clone(),
-                    argument_kinds: t.argument_kinds.clone(),
+                    argument_kinds: t
+                        .argument_kinds
+                        .iter()
+                        .filter(|(arg, kind)| {
+                            crate::system::is_code(*kind) || !constrained(body, t, arg)
+                        })
+                        .cloned()
+                        .collect(),
                     retrieves_from: t.retrieves_from.clone(),
                     writes_to: t.writes_to.clone(),
                     source: t.source.clone(),
@@ -120,4 +127,21 @@ impl Catalogue {
     pub fn index(&self, name: &str) -> Option<usize> {
         self.tools.iter().position(|t| t.name == name)
     }
+}
+
+/// Whether a tool's argument can take only values the tool declares: a `one_of` or `equals`
+/// check, or an `enum` or `const` in its schema. The model then chooses among them and does not
+/// write the query or destination (QG018); code (QG017) is never read as constrained.
+fn constrained(body: &rec::RecordBody, t: &rec::Tool, argument: &str) -> bool {
+    let checked = t.checks.iter().any(|c| {
+        c.argument == argument && matches!(c.op, rec::CheckOp::OneOf | rec::CheckOp::Equals)
+    });
+    let node = |i: rec::SchemaIdx| body.schema_nodes.get(i as usize);
+    let enumerated = t
+        .arguments
+        .and_then(node)
+        .and_then(|n| n.properties.iter().find(|(name, _)| name == argument))
+        .and_then(|(_, i)| node(*i))
+        .is_some_and(|n| n.has_enum || n.constant.is_some());
+    checked || enumerated
 }

@@ -41,6 +41,8 @@ pub struct Inputs<'a> {
     /// Errors lowering the rulebook raised (QG005), with the place of each.
     pub rulebook_errors: &'a [(String, Place)],
     pub has_rulebook: bool,
+    /// The rulebook's checks and flows, and the advisories given (QG007–QG009, QG022).
+    pub rulebook: &'a crate::rulebook::RulebookInput,
 }
 
 /// Maps a witness (edge indices) to its steps.
@@ -446,6 +448,7 @@ pub fn from_structure(inputs: &Inputs<'_>) -> Vec<Finding> {
             );
         }
     }
+    out.extend(crate::rulebook::findings(inputs));
     out
 }
 
@@ -455,9 +458,13 @@ pub fn nothing_to_read(inputs: &Inputs<'_>) -> Vec<(&'static str, &'static str)>
     let g = inputs.graph;
     let mut out = Vec::new();
     if !inputs.has_rulebook {
-        for id in ["QG004", "QG005", "QG007", "QG008", "QG009", "QG010"] {
+        for id in [
+            "QG004", "QG005", "QG007", "QG008", "QG009", "QG010", "QG022",
+        ] {
             out.push((id, "agent.yaml names no rulebook"));
         }
+    } else if inputs.rulebook.sheet {
+        out.extend(crate::rulebook::nothing_to_read_in_a_sheet());
     }
     if !cat.tools.iter().any(|t| t.has_order_rule()) {
         out.push(("QG003", "no tool declares an order rule"));
@@ -484,9 +491,19 @@ pub fn nothing_to_read(inputs: &Inputs<'_>) -> Vec<(&'static str, &'static str)>
             .iter()
             .any(|(_, k)| !crate::system::is_code(*k))
     }) {
+        // The catalogue leaves out an argument that takes only declared values.
+        let declared = inputs.body.tools.iter().any(|t| {
+            t.argument_kinds
+                .iter()
+                .any(|(_, k)| !crate::system::is_code(*k))
+        });
         out.push((
             "QG018",
-            "no argument is declared as SQL, a query, a path, a URL or a template",
+            if declared {
+                "every argument declared as SQL, a query, a path, a URL or a template takes only declared values (`one_of`, `equals`, `enum`)"
+            } else {
+                "no argument is declared as SQL, a query, a path, a URL or a template"
+            },
         ));
     }
     if !cat.tools.iter().any(|t| t.confidential) {

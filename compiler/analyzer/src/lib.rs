@@ -14,6 +14,7 @@ pub mod findings;
 pub mod gate;
 pub mod lints;
 pub mod report;
+pub mod rulebook;
 pub mod rules;
 pub mod system;
 
@@ -40,6 +41,8 @@ pub struct ProofInput<'a> {
     /// Python tool modules: `(path relative to agent.yaml's folder, text)`.
     pub python: Vec<(String, String)>,
     pub bounds: Bounds,
+    /// What the rulebook's rules read: its checks, its flows, the advisories given.
+    pub rulebook_input: rulebook::RulebookInput,
 }
 
 /// One obligation's answer, as the report states it.
@@ -98,6 +101,7 @@ pub fn prove(input: &ProofInput<'_>) -> Proof {
         body: input.body,
         rulebook_errors: &input.rulebook_errors,
         has_rulebook: input.rulebook.is_some(),
+        rulebook: &input.rulebook_input,
     };
     let mut found = findings::from_answers(&inputs, &answers);
     found.extend(findings::from_structure(&inputs));

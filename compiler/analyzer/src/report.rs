@@ -69,8 +69,8 @@ pub fn text(proof: &Proof, argument: &str) -> String {
     if !failures.is_empty() {
         let _ = writeln!(
             out,
-            "Failures: {} that fail the gate. Fix each before this agent ships.",
-            plural(failures.len(), "finding", "findings")
+            "Failures: {} the gate. Fix each before this agent ships.",
+            plural(failures.len(), "finding that fails", "findings that fail")
         );
         for f in &failures {
             finding_text(&mut out, f);

@@ -64,6 +64,9 @@ enum Command {
         /// Prove again even when the proof cache holds the answer.
         #[arg(long)]
         no_cache: bool,
+        /// A file of published advisories (`stalwart-advisories/1`) read beside the built-in ones.
+        #[arg(long, value_name = "FILE")]
+        advisories: Option<PathBuf>,
     },
     /// The agent graph, findings and witness paths highlighted.
     Graph {
@@ -238,7 +241,8 @@ fn main() -> ExitCode {
             depth,
             turns,
             no_cache,
-        } => verify::verify(&agent, format, depth, turns, no_cache),
+            advisories,
+        } => verify::verify(&agent, format, depth, turns, no_cache, advisories),
         Command::Graph {
             agent,
             format,

@@ -1,6 +1,6 @@
 //! The `verify` and `graph` subcommands: run the driver's proof and print its report or graph.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::ValueEnum;
@@ -44,12 +44,11 @@ pub fn verify(
     depth: Option<u32>,
     turns: Option<u32>,
     no_cache: bool,
+    advisories: Option<PathBuf>,
 ) -> u8 {
-    let outcome = verify_agent(
-        Arc::new(DiskLoader),
-        agent,
-        &options(depth, turns, no_cache),
-    );
+    let mut options = options(depth, turns, no_cache);
+    options.advisories = advisories;
+    let outcome = verify_agent(Arc::new(DiskLoader), agent, &options);
     if let Some(message) = &outcome.fatal {
         render::fatal(message);
         return 2;

@@ -7,6 +7,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use stalwart_analyzer::rulebook::{
+    Advisory, RulebookCheck, RulebookFlow, RulebookInput, rule_of_check,
+};
 use stalwart_analyzer::{Bounds, Proof, ProofInput};
 use stalwart_db::SourceFile;
 use stalwart_diagnostics::{Diagnostic, Files};
@@ -20,6 +23,8 @@ pub struct VerifyOptions {
     pub bounds: Bounds,
     /// Read and write the proof cache.
     pub cache: bool,
+    /// An advisory file (`stalwart-advisories/1`) read beside the advisories built in (QG022).
+    pub advisories: Option<PathBuf>,
 }
 
 impl Default for VerifyOptions {
@@ -27,6 +32,7 @@ impl Default for VerifyOptions {
         Self {
             bounds: Bounds::default(),
             cache: true,
+            advisories: None,
         }
     }
 }
@@ -58,6 +64,18 @@ pub fn verify_agent(
     agent_yaml: &Path,
     options: &VerifyOptions,
 ) -> VerifyOutcome {
+    let advisories = match read_advisories(loader.as_ref(), options.advisories.as_deref()) {
+        Ok(a) => a,
+        Err(message) => {
+            return VerifyOutcome {
+                diagnostics: Vec::new(),
+                files: Files::new(),
+                fatal: Some(message),
+                graph: None,
+                proof: None,
+            };
+        }
+    };
     let Some((db, file)) = Database::open(loader, agent_yaml) else {
         return VerifyOutcome {
             diagnostics: Vec::new(),
@@ -92,6 +110,30 @@ pub fn verify_agent(
             diagnostics.push(d.clone());
         }
     }
+    // QG015 reports a step's unknown routes: the warning would say it twice.
+    diagnostics.retain(|d| d.code != stalwart_agent::codes::UNKNOWN_ROUTE);
+    let mut rulebook_input = RulebookInput {
+        advisories,
+        ..RulebookInput::default()
+    };
+    if let Some(rulebook) = rulebook_file {
+        // The rulebook checks a rule reports become its findings, not warnings beside them.
+        diagnostics.retain(|d| {
+            let Some(check) = rulebook_check(d, rulebook.id(&db), &db, &files_of) else {
+                return true;
+            };
+            rulebook_input.checks.push(check);
+            false
+        });
+        rulebook_input.flows = stalwart_sema::rulebook::used_flows(&db, rulebook)
+            .into_iter()
+            .map(|(name, span)| RulebookFlow {
+                name,
+                place: stalwart_graph::place_of(&db, &files_of, span),
+            })
+            .collect();
+        rulebook_input.sheet = stalwart_sema::sheet::is_sheet_path(rulebook.path(&db));
+    }
     stalwart_diagnostics::sort(&mut diagnostics);
     if diagnostics.iter().any(Diagnostic::is_error) {
         return VerifyOutcome {
@@ -111,6 +153,7 @@ pub fn verify_agent(
         rulebook_errors,
         python: python_sources(&db, file),
         bounds: options.bounds,
+        rulebook_input,
     };
     let proof = prove_cached(
         &input,
@@ -149,4 +192,36 @@ fn python_sources(db: &Database, file: SourceFile) -> Vec<(String, String)> {
         .filter(|s| s.path(db).ends_with(".py"))
         .map(|s| (s.path(db).clone(), s.text(db).clone()))
         .collect()
+}
+
+/// The rulebook check a diagnostic is, when a rule reports it: a diagnostic of the rulebook file
+/// whose code [`rule_of_check`] maps, on the subject its message names first in backticks.
+fn rulebook_check(
+    d: &Diagnostic,
+    rulebook: stalwart_diagnostics::FileId,
+    db: &Database,
+    files: &[SourceFile],
+) -> Option<RulebookCheck> {
+    if d.primary.span.file != rulebook || d.is_error() {
+        return None;
+    }
+    rule_of_check(d.code.id)?;
+    let subject = d.message.split('`').nth(1)?.to_string();
+    Some(RulebookCheck {
+        code: d.code.id.to_string(),
+        subject,
+        place: stalwart_graph::place_of(db, files, d.primary.span),
+    })
+}
+
+/// The advisories of the file given with `--advisories`, if one was.
+fn read_advisories(loader: &dyn FileLoader, path: Option<&Path>) -> Result<Vec<Advisory>, String> {
+    let Some(path) = path else {
+        return Ok(Vec::new());
+    };
+    let text = loader
+        .read(path)
+        .ok_or_else(|| format!("cannot read the advisory file `{}`", path.display()))?;
+    stalwart_analyzer::rulebook::parse_advisories(&text)
+        .map_err(|e| format!("the advisory file `{}` is not valid: {e}", path.display()))
 }

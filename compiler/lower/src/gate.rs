@@ -220,9 +220,7 @@ fn step(
         v1::StmtKind::While(w) => {
             let mut inner = vec![Path::default()];
             walk(&w.body, &mut inner, subflows, depth + 1);
-            if inner.iter().any(|p| !p.calls.is_empty()) {
-                mark_unsupported(paths, stmt.span, "a tool is called inside `while`");
-            }
+            loop_calls(paths, &inner, stmt.span);
         }
         v1::StmtKind::Any(alternatives) => {
             let mut out = Vec::new();
@@ -358,6 +356,20 @@ fn walk_when(
     }
     let _ = span;
     *paths = out;
+}
+
+/// A loop whose body (walked into `inner`) calls a tool: the gate cannot lower it. The paths
+/// still call what the loop calls, so the flow governs those tools and the error is reported
+/// rather than the calls dropped.
+pub(crate) fn loop_calls(paths: &mut [Path], inner: &[Path], span: Span) {
+    let calls: Vec<(String, Span)> = inner.iter().flat_map(|p| p.calls.clone()).collect();
+    if calls.is_empty() {
+        return;
+    }
+    mark_unsupported(paths, span, "a tool is called inside `while`");
+    for p in live(paths) {
+        p.calls.extend(calls.iter().cloned());
+    }
 }
 
 pub(crate) fn mark_unsupported(paths: &mut [Path], span: Span, why: &str) {

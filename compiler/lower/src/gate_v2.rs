@@ -94,9 +94,7 @@ impl Ctx<'_> {
             v2::StmtKind::While { body, .. } => {
                 let mut inner = vec![Path::default()];
                 self.walk(body, &mut inner, depth + 1);
-                if inner.iter().any(|p| !p.calls.is_empty()) {
-                    mark_unsupported(paths, stmt.span, "a tool is called inside `while`");
-                }
+                crate::gate::loop_calls(paths, &inner, stmt.span);
             }
             v2::StmtKind::Return(_) | v2::StmtKind::Abort => {
                 for p in live(paths) {

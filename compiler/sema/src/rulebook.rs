@@ -82,3 +82,13 @@ pub fn check_rulebook(
         },
     }
 }
+
+/// The flows a rulebook file defines or runs, with where, in source order (none for a rule
+/// sheet, which has rows rather than flows).
+pub fn used_flows(db: &dyn Db, file: SourceFile) -> Vec<(String, stalwart_diagnostics::Span)> {
+    match &parse_rulebook(db, file).module {
+        RulebookModule::V1(m) => crate::checks::used_flows_v1(m),
+        RulebookModule::V2(m) => crate::checks::used_flows_v2(m),
+        RulebookModule::Sheet(_) => Vec::new(),
+    }
+}

@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use stalwart_diagnostics::{Diagnostic, FileId, Files, render_text};
-use stalwart_sema::checks::{check_v1, check_v2};
+use stalwart_sema::checks::{check_v1, check_v2, used_flows_v1, used_flows_v2};
 use stalwart_syntax::parse_v1;
 use stalwart_syntax::v2::parse_v2;
 
@@ -85,6 +85,21 @@ fn v1_unknown_tools_with_a_catalogue() {
 }
 
 #[test]
+fn v1_bot_message_naming_a_tool_calls_nothing() {
+    let text = "define bot refund_card\n  \"Refunded.\"\n\ndefine flow refunds\n  bot refund_card\n  bot refund card\n  bot execute_refund_card\n  bot refund_crd\n";
+    insta::assert_snapshot!(
+        "v1_bot_names_a_tool",
+        check("v1", text, Some(&SHOP_TOOLS), &[])
+    );
+    // Without a catalogue, no message names a tool: the defined one is silent, the others are
+    // undefined.
+    insta::assert_snapshot!(
+        "v1_bot_names_a_tool_without_catalogue",
+        check("v1", text, None, &[])
+    );
+}
+
+#[test]
 fn v1_unreachable_statements() {
     let text = "define flow refunds\n  if $x\n    stop\n    bot refuse\n    bot refuse\n  execute refund_card\n  return\n  label again\n  bot refuse\n  abort\n  bot refuse\n";
     insta::assert_snapshot!("v1_unreachable", check("v1", text, None, &[]));
@@ -124,9 +139,58 @@ fn v2_unknown_actions_with_a_catalogue() {
 }
 
 #[test]
+fn v2_bot_message_naming_a_tool_calls_nothing_even_with_imports() {
+    let text = "import core\n\nflow refunds\n  await bot refund card\n  await bot say \"refund_card\"\n  await RefundCardAction(amount=1)\n";
+    insta::assert_snapshot!(
+        "v2_bot_names_a_tool",
+        check("v2", text, Some(&SHOP_TOOLS), &[])
+    );
+}
+
+#[test]
 fn v2_unreachable_statements() {
     let text = "flow main\n  if True\n    return\n    # a comment is not a statement\n    await bot refuse\n  abort\n  await bot refuse\n  await bot refuse\n";
     insta::assert_snapshot!("v2_unreachable", check("v2", text, None, &[]));
+}
+
+/// The flows a text defines or runs, as `name@line`.
+fn used(dialect: &str, text: &str) -> Vec<String> {
+    let flows = if dialect == "v1" {
+        used_flows_v1(&parse_v1(FileId(0), text).value)
+    } else {
+        used_flows_v2(&parse_v2(FileId(0), text).value)
+    };
+    flows
+        .into_iter()
+        .map(|(name, span)| {
+            let line = text[..span.start as usize].matches('\n').count() + 1;
+            format!("{name}@{line}")
+        })
+        .collect()
+}
+
+#[test]
+fn used_flows_are_the_defined_and_the_run_ones() {
+    let v1 = "define subflow check order\n  execute get_order\n\ndefine flow refunds\n  user ask refund\n  if $x\n    do check order\n  else\n    do self check input\n  bot refuse\n";
+    assert_eq!(
+        used("v1", v1),
+        [
+            "check order@1",
+            "refunds@4",
+            "check order@7",
+            "self check input@9"
+        ]
+    );
+    let v2 = "import guardrails\n\nflow input rails $input_text\n  await self check input\n  activate llm continuation\n  await bot say \"hi\"\n  when user said \"x\"\n    content safety check input $model=\"content_safety\"\n  await GetOrderAction()\n";
+    assert_eq!(
+        used("v2", v2),
+        [
+            "input rails@3",
+            "self check input@4",
+            "llm continuation@5",
+            "content safety check input@8"
+        ]
+    );
 }
 
 #[test]

@@ -39,3 +39,9 @@ pub const DUPLICATE_FLOW_WITHOUT_OVERRIDE: Code = Code {
     id: "W1607",
     slug: "duplicate-flow-without-override",
 };
+/// A `bot` line whose message names a catalogue tool (`bot refund_card`): something the bot
+/// says, so the tool it seems to call is neither called nor governed.
+pub const BOT_NAMES_A_TOOL: Code = Code {
+    id: "W1608",
+    slug: "bot-message-names-a-tool",
+};

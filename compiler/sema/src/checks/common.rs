@@ -65,6 +65,27 @@ pub(crate) fn undefined_bot(
     d
 }
 
+/// The catalogue tool a bot message names, when it names one: `refund_card` or `refund card`
+/// for the tool `refund_card`.
+pub(crate) fn tool_named_by(catalogue: Option<&BTreeSet<String>>, message: &str) -> Option<String> {
+    let tool = message.trim().replace(' ', "_");
+    catalogue?.contains(&tool).then_some(tool)
+}
+
+/// `W1608` for a bot message that names the tool `tool`; `call` spells the call that runs it.
+pub(crate) fn bot_names_tool(tool: &str, span: Span, call: String) -> Diagnostic {
+    Diagnostic::warning(
+        codes::BOT_NAMES_A_TOOL,
+        span,
+        format!("bot message names the tool `{tool}` but calls nothing"),
+    )
+    .with_label("the bot says this; no tool runs")
+    .with_help(format!("call the tool with `{call}`"))
+    .with_note(
+        "the rulebook governs only the tools its flows call, so this tool is not governed here",
+    )
+}
+
 /// `W1604`: `name` read at `read` before its first set at `set`.
 pub(crate) fn read_before_set(name: &str, read: Span, set: Span) -> Diagnostic {
     Diagnostic::warning(

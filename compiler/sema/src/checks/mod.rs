@@ -1,11 +1,15 @@
 //! Semantic checks of Colang rulebooks, as plain functions over the syntax trees (the salsa
 //! queries call them): messages and flows used but not defined, flows defined twice, variables
-//! read before they are set, tools the catalogue lacks, and unreachable statements.
+//! read before they are set, tools the catalogue lacks, bot messages that name a tool, and
+//! unreachable statements.
 //!
 //! Decisions:
 //! - A rulebook folder may spread its definitions over several files, so what a single file
 //!   cannot see (an undefined bot message or flow) is a warning, never an error.
 //! - `bot refuse` and `bot stop` are built in, and `bot execute_<tool>` is a tool call.
+//! - A `bot` line whose message is a catalogue tool's name (`bot refund_card`, or `bot refund
+//!   card`) is reported as naming a tool (W1608) rather than as undefined: it is something the
+//!   bot says, so the tool is neither called nor governed there. With imports too, in 2.x.
 //! - Colang 2.x imports (`import core`, `import llm`, …) bring the standard library's flows and
 //!   let the model produce bot messages, so undefined flows and `bot` messages are only checked
 //!   in a 2.x module that imports nothing.
@@ -19,8 +23,10 @@
 
 pub mod codes;
 mod common;
+mod flows;
 mod v1;
 mod v2;
 
+pub use flows::{used_flows_v1, used_flows_v2};
 pub use v1::check_v1;
 pub use v2::check_v2;

@@ -8,8 +8,8 @@ use stalwart_syntax::v1::ast::{Condition, ConditionExpr, FlowDef, Item, Module, 
 
 use super::codes;
 use super::common::{
-    BUILTIN_BOT_MESSAGES, BUILTIN_VARIABLES, read_before_set, undefined_bot, unknown_tool,
-    unreachable,
+    BUILTIN_BOT_MESSAGES, BUILTIN_VARIABLES, bot_names_tool, read_before_set, tool_named_by,
+    undefined_bot, unknown_tool, unreachable,
 };
 
 /// Checks a Colang 1.0 module. `catalogue`: the tools the agent declares (tools are not checked
@@ -93,7 +93,15 @@ impl Ctx<'_> {
                 Some(tool) => self.tool(tool, bot.message.span, |t| format!("execute_{t}")),
                 None => {
                     let name = bot.message.text.as_str();
-                    if !name.is_empty()
+                    if bot.utterance.is_none()
+                        && let Some(tool) = tool_named_by(self.catalogue, name)
+                    {
+                        self.out.push(bot_names_tool(
+                            &tool,
+                            bot.message.span,
+                            format!("execute {tool}"),
+                        ));
+                    } else if !name.is_empty()
                         && bot.utterance.is_none()
                         && !BUILTIN_BOT_MESSAGES.contains(&name)
                         && !self.messages.contains(&name)

@@ -12,8 +12,8 @@ use stalwart_syntax::v2::ast::{
 
 use super::codes;
 use super::common::{
-    BUILTIN_BOT_MESSAGES, BUILTIN_VARIABLES, read_before_set, undefined_bot, unknown_tool,
-    unreachable,
+    BUILTIN_BOT_MESSAGES, BUILTIN_VARIABLES, bot_names_tool, read_before_set, tool_named_by,
+    undefined_bot, unknown_tool, unreachable,
 };
 
 /// Checks a Colang 2.x module whose source is `text`. `catalogue`: the tools the agent declares
@@ -57,7 +57,7 @@ pub fn check_v2(
 }
 
 /// The flow and the flows defined inside its body, in source order.
-fn nested_flows<'a>(flow: &'a Flow, out: &mut Vec<&'a Flow>) {
+pub(crate) fn nested_flows<'a>(flow: &'a Flow, out: &mut Vec<&'a Flow>) {
     out.push(flow);
     let mut stack: Vec<&'a [Stmt]> = vec![&flow.body];
     while let Some(body) = stack.pop() {
@@ -71,7 +71,7 @@ fn nested_flows<'a>(flow: &'a Flow, out: &mut Vec<&'a Flow>) {
 }
 
 /// The blocks a statement holds (not those of a nested flow).
-fn bodies(kind: &StmtKind) -> Vec<&[Stmt]> {
+pub(crate) fn bodies(kind: &StmtKind) -> Vec<&[Stmt]> {
     match kind {
         StmtKind::If {
             branches,
@@ -185,6 +185,14 @@ impl Ctx<'_> {
         let SpecTarget::Name { name, span } = &spec.target else {
             return;
         };
+        if spec.kind() == SpecKind::Flow
+            && let Some(message) = name.strip_prefix("bot ")
+            && let Some(tool) = tool_named_by(self.catalogue, message)
+        {
+            let call = format!("await {}Action", pascal(&tool));
+            self.out.push(bot_names_tool(&tool, *span, call));
+            return;
+        }
         match spec.kind() {
             SpecKind::Action => self.action(name, *span),
             SpecKind::Flow if !self.imports && !self.flows.contains(name.as_str()) => {
