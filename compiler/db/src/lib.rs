@@ -38,3 +38,26 @@ pub trait Db: salsa::Database {
     /// not a folder.
     fn list_folder(&self, from: SourceFile, relative: &str) -> Vec<String>;
 }
+
+/// Where each line of a file starts (byte offsets; the first is 0), worked out once per text so
+/// that placing many spans costs a binary search each.
+#[salsa::tracked(returns(ref))]
+pub fn line_starts(db: &dyn Db, file: SourceFile) -> Vec<u32> {
+    let text = file.text(db);
+    std::iter::once(0)
+        .chain(
+            text.bytes()
+                .enumerate()
+                .filter(|(_, b)| *b == b'\n')
+                .map(|(i, _)| i as u32 + 1),
+        )
+        .collect()
+}
+
+/// The 1-based line that byte `offset` of `file` is on (an offset past the end is on the last
+/// line).
+pub fn line_of(db: &dyn Db, file: SourceFile, offset: u32) -> u32 {
+    let starts = line_starts(db, file);
+    // The number of line starts at or before `offset` is the line's number.
+    starts.partition_point(|&s| s <= offset).max(1) as u32
+}

@@ -1,7 +1,7 @@
 //! Builds the agent graph from agent.yaml's typed tree and the catalogue: every node, and every
 //! route with the place in agent.yaml (or the tool's declaration) that makes it.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use stalwart_agent as ast;
 use stalwart_diagnostics::Span;
@@ -19,15 +19,15 @@ pub fn build_graph(
     file: &str,
     place: &dyn Fn(Span) -> Place,
 ) -> AgentGraph {
-    let listed = agent
-        .agents
-        .iter()
-        .flat_map(|a| {
-            a.tools
-                .iter()
-                .map(move |t| (t.value.clone(), a.name.value.clone(), place(t.span)))
-        })
-        .collect();
+    let mut listed: BTreeMap<String, Vec<(String, Place)>> = BTreeMap::new();
+    for a in &agent.agents {
+        for t in &a.tools {
+            listed
+                .entry(t.value.clone())
+                .or_default()
+                .push((a.name.value.clone(), place(t.span)));
+        }
+    }
     let mut cx = Ctx {
         place,
         nodes: Vec::new(),
@@ -59,18 +59,19 @@ pub fn build_graph(
     cx.node("guard", NodeKind::Guard, None, None);
     cx.node("confirm", NodeKind::Confirm, None, None);
     let tool_names = catalogue_names(tools);
+    let mut declared: BTreeMap<&str, Span> = BTreeMap::new();
+    for t in tools {
+        declared.entry(t.name.value.as_str()).or_insert(t.name.span);
+    }
     for name in &tool_names {
-        let mention = first_mention(agent, name);
-        let decl = tools
-            .iter()
-            .find(|t| &t.name.value == name)
-            .map(|t| place(t.name.span));
-        cx.node(
-            &tool_id(name),
-            NodeKind::Tool,
-            None,
-            mention.map(place).or(decl),
-        );
+        // The first place agent.yaml names the tool in an agent's `tools:`, else its declaration.
+        let mention = cx
+            .listed
+            .get(name)
+            .and_then(|l| l.first())
+            .map(|l| l.1.clone());
+        let decl = declared.get(name.as_str()).map(|s| place(*s));
+        cx.node(&tool_id(name), NodeKind::Tool, None, mention.or(decl));
     }
     for s in &agent.steps {
         cx.node(
@@ -172,16 +173,6 @@ fn catalogue_names(tools: &[ast::ToolDecl]) -> Vec<String> {
     set.into_iter().map(str::to_string).collect()
 }
 
-/// The first place agent.yaml names a tool in an agent's `tools:`.
-fn first_mention(agent: &ast::AgentFile, tool: &str) -> Option<Span> {
-    agent
-        .agents
-        .iter()
-        .flat_map(|a| a.tools.iter())
-        .find(|t| t.value == tool)
-        .map(|t| t.span)
-}
-
 /// Where a conversation handed to an agent goes: its model, or the router when it has none.
 fn entry_of(agent: Option<&ast::AgentDecl>) -> String {
     match agent {
@@ -262,8 +253,9 @@ struct Ctx<'a> {
     place: &'a dyn Fn(Span) -> Place,
     nodes: Vec<Node>,
     edges: Vec<Edge>,
-    /// `(tool, agent, place)` for every entry of an agent's `tools:`.
-    listed: Vec<(String, String, Place)>,
+    /// For each tool, `(agent, place)` of every entry of an agent's `tools:` that names it, in
+    /// the order of agent.yaml.
+    listed: BTreeMap<String, Vec<(String, Place)>>,
 }
 
 impl Ctx<'_> {
@@ -460,8 +452,13 @@ impl Ctx<'_> {
     }
 
     fn tool_edges(&mut self, tools: &[ast::ToolDecl], names: &[String], first: &Place) {
+        // The first declaration of each name, as a search in order would find it.
+        let mut by_name: BTreeMap<&str, &ast::ToolDecl> = BTreeMap::new();
+        for t in tools {
+            by_name.entry(t.name.value.as_str()).or_insert(t);
+        }
         for name in names {
-            let Some(decl) = tools.iter().find(|t| &t.name.value == name) else {
+            let Some(decl) = by_name.get(name.as_str()).copied() else {
                 continue;
             };
             let write = !matches!(
@@ -548,10 +545,6 @@ impl Ctx<'_> {
 
     /// The agents whose `tools:` list a tool, with the place of each listing.
     fn listings(&self, tool: &str) -> Vec<(String, Place)> {
-        self.listed
-            .iter()
-            .filter(|(t, ..)| t == tool)
-            .map(|(_, a, p)| (a.clone(), p.clone()))
-            .collect()
+        self.listed.get(tool).cloned().unwrap_or_default()
     }
 }

@@ -36,13 +36,7 @@ pub fn place_of(db: &dyn Db, files: &[SourceFile], span: Span) -> Place {
             end: span.end,
         };
     };
-    let text = f.text(db);
-    let end = (span.start as usize).min(text.len());
-    let line = text
-        .as_bytes()
-        .get(..end)
-        .map(|b| b.iter().filter(|&&c| c == b'\n').count() as u32 + 1)
-        .unwrap_or(1);
+    let line = stalwart_db::line_of(db, *f, span.start);
     Place {
         file: f.path(db).clone(),
         line,

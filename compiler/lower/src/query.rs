@@ -76,11 +76,6 @@ impl SourceMap for FilesMap<'_> {
         let Some(f) = self.files.iter().find(|f| f.id(self.db) == file) else {
             return 0;
         };
-        let text = f.text(self.db);
-        let end = (offset as usize).min(text.len());
-        text.as_bytes()
-            .get(..end)
-            .map(|b| b.iter().filter(|&&c| c == b'\n').count() as u32 + 1)
-            .unwrap_or(1)
+        stalwart_db::line_of(self.db, *f, offset)
     }
 }
