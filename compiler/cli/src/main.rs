@@ -10,6 +10,8 @@ use std::sync::Arc;
 use clap::{Parser, Subcommand, ValueEnum};
 use stalwart_driver::{CompileOptions, DiskLoader};
 
+#[macro_use]
+mod output;
 mod render;
 mod verify;
 
@@ -221,7 +223,7 @@ fn main() -> ExitCode {
             let req = stalwart_driver::CheckRequest::from(call);
             match stalwart_driver::run_check(&req) {
                 Ok(answer) => {
-                    println!("{answer}");
+                    outln!("{answer}");
                     let decision = answer["decision"].as_str().unwrap_or("");
                     match fail_on {
                         Some(FailOn::Refuse) if decision == "refuse" => 1,
@@ -287,9 +289,9 @@ fn compile(agent: PathBuf, out: Option<PathBuf>, format: Format) -> u8 {
     match (&outcome.written, outcome.has_errors()) {
         (Some(written), false) => {
             if format == Format::Text {
-                print!("{}", render::compiled_summary(&agent, written));
+                out!("{}", render::compiled_summary(&agent, written));
             } else {
-                println!(
+                outln!(
                     "{}",
                     serde_json::json!({"compiled": written.dir.display().to_string(), "manifest": written.manifest})
                 );
@@ -329,7 +331,7 @@ fn compile_rules(rulebook: PathBuf, out: Option<PathBuf>, format: Format) -> u8 
             if format == Format::Text {
                 let governed: Vec<&str> =
                     written.body.tools.iter().map(|t| t.name.as_str()).collect();
-                println!(
+                outln!(
                     "Compiled the rulebook {} into {} (record.bin: {} bytes); it governs {}",
                     rulebook.display(),
                     written.dir.display(),
@@ -375,7 +377,7 @@ fn inspect(files: Vec<PathBuf>, format: Format, colang: Option<Colang>) -> u8 {
     match format {
         Format::Json => {
             if let [one] = inspected.as_slice() {
-                println!(
+                outln!(
                     "{}",
                     serde_json::to_string_pretty(&one.facts).unwrap_or_default()
                 );
@@ -384,12 +386,12 @@ fn inspect(files: Vec<PathBuf>, format: Format, colang: Option<Colang>) -> u8 {
                     .iter()
                     .map(|i| (i.file.display().to_string(), i.facts.clone()))
                     .collect();
-                println!("{}", serde_json::to_string_pretty(&all).unwrap_or_default());
+                outln!("{}", serde_json::to_string_pretty(&all).unwrap_or_default());
             }
         }
         Format::Text => {
             for item in &inspected {
-                print!("{}", render::inspected(&item.file, &item.facts));
+                out!("{}", render::inspected(&item.file, &item.facts));
             }
         }
     }

@@ -13,7 +13,7 @@ use crate::Format;
 pub fn diagnostics(files: &Files, diagnostics: &[Diagnostic], format: Format) {
     match format {
         Format::Text => eprint!("{}", stalwart_diagnostics::render_text(files, diagnostics)),
-        Format::Json => print!("{}", stalwart_diagnostics::render_json(files, diagnostics)),
+        Format::Json => out!("{}", stalwart_diagnostics::render_json(files, diagnostics)),
     }
 }
 

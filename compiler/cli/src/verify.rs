@@ -62,19 +62,19 @@ pub fn verify(
         return 2;
     };
     match format {
-        ReportFormat::Text => print!(
+        ReportFormat::Text => out!(
             "{}",
             stalwart_analyzer::report::text(proof, &agent.display().to_string())
         ),
         ReportFormat::Json => {
-            println!(
+            outln!(
                 "{}",
                 serde_json::to_string_pretty(&stalwart_analyzer::report::json(proof))
                     .unwrap_or_default()
             )
         }
         ReportFormat::Sarif => {
-            println!(
+            outln!(
                 "{}",
                 serde_json::to_string_pretty(&stalwart_analyzer::report::sarif(proof))
                     .unwrap_or_default()
@@ -101,11 +101,11 @@ pub fn graph(agent: &Path, format: GraphFormat, depth: Option<u32>, turns: Optio
     };
     let highlight = stalwart_driver::graph::highlight(graph, &outcome);
     match format {
-        GraphFormat::Json => print!("{}", stalwart_graph::to_json_string(graph)),
-        GraphFormat::Dot => print!("{}", stalwart_graph::to_dot(graph, &highlight)),
+        GraphFormat::Json => out!("{}", stalwart_graph::to_json_string(graph)),
+        GraphFormat::Dot => out!("{}", stalwart_graph::to_dot(graph, &highlight)),
         GraphFormat::Svg => {
             match stalwart_driver::graph::dot_to_svg(&stalwart_graph::to_dot(graph, &highlight)) {
-                Ok(svg) => print!("{svg}"),
+                Ok(svg) => out!("{svg}"),
                 Err(message) => {
                     render::fatal(&message);
                     return 2;
