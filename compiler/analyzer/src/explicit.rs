@@ -49,7 +49,6 @@ fn set_bit(bits: &mut [u64], i: usize) {
 
 /// Runs the search and answers every obligation of the system.
 pub fn solve(sys: &System<'_>) -> BTreeMap<Obligation, Answer> {
-    let words = sys.relevant_count.div_ceil(64);
     let mut seen: HashMap<State, ()> = HashMap::new();
     // (state, parent index, edge taken)
     let mut arena: Vec<(State, usize, usize)> = Vec::new();
@@ -61,23 +60,7 @@ pub fn solve(sys: &System<'_>) -> BTreeMap<Obligation, Answer> {
         .collect();
     let mut found: BTreeMap<Obligation, Vec<usize>> = BTreeMap::new();
     for &start in &sys.start_nodes {
-        let s = State {
-            node: start as u32,
-            agent: NONE,
-            session: vec![0; words],
-            counts: vec![0; sys.counted_count],
-            tainted: false,
-            escaped: vec![0; words],
-            escaped_taint: false,
-            run_wrote: false,
-            run_untrusted: false,
-            run_confidential: false,
-            last_irreversible: NONE,
-            pending_candidate: NONE,
-            via_model: false,
-            steps: 0,
-            turn: 0,
-        };
+        let s = initial(sys, start);
         if seen.insert(s.clone(), ()).is_none() {
             arena.push((s, usize::MAX, usize::MAX));
             queue.push_back(arena.len() - 1);
@@ -140,6 +123,63 @@ pub fn solve(sys: &System<'_>) -> BTreeMap<Obligation, Answer> {
             (o.clone(), answer)
         })
         .collect()
+}
+
+/// The state a conversation starts in at a start node: no agent yet, nothing run.
+fn initial(sys: &System<'_>, start: usize) -> State {
+    let words = sys.relevant_count.div_ceil(64);
+    State {
+        node: start as u32,
+        agent: NONE,
+        session: vec![0; words],
+        counts: vec![0; sys.counted_count],
+        tainted: false,
+        escaped: vec![0; words],
+        escaped_taint: false,
+        run_wrote: false,
+        run_untrusted: false,
+        run_confidential: false,
+        last_irreversible: NONE,
+        pending_candidate: NONE,
+        via_model: false,
+        steps: 0,
+        turn: 0,
+    }
+}
+
+/// Replays a witness (graph edge indices) from the initial state at its first edge's start
+/// node: whether every edge can be taken in turn and the last one raises the obligation's event.
+pub fn replay(sys: &System<'_>, edges: &[usize], o: &Obligation) -> bool {
+    let Some(&first) = edges.first() else {
+        return false;
+    };
+    let Some(start) = sys.start_nodes.iter().copied().find(|&v| {
+        sys.out
+            .get(v)
+            .is_some_and(|out| out.iter().any(|e| e.index == first))
+    }) else {
+        return false;
+    };
+    let mut state = initial(sys, start);
+    for (k, &index) in edges.iter().enumerate() {
+        let Some(edge) = sys
+            .out
+            .get(state.node as usize)
+            .and_then(|out| out.iter().find(|e| e.index == index))
+        else {
+            return false;
+        };
+        let Some((next, events)) = take(sys, &state, edge) else {
+            return false;
+        };
+        if k + 1 == edges.len() {
+            return events
+                .iter()
+                .any(|(rule, subject)| *rule == o.rule && *subject == o.subject);
+        }
+        state = next;
+    }
+    false
 }
 
 fn witness(arena: &[(State, usize, usize)], mut at: usize) -> Vec<usize> {

@@ -295,6 +295,22 @@ fn cycle_through(g: &AgentGraph, node: &str) -> Option<Vec<WitnessStep>> {
     None
 }
 
+/// QG312: the engines disagree on an obligation, on the obligation's subject.
+pub fn disagreement(inputs: &Inputs<'_>, o: &Obligation, message: String) -> Finding {
+    let g = inputs.graph;
+    let place = match g.agent(&o.subject) {
+        Some(a) if o.rule == "reach_model" => a.place.clone(),
+        _ => step_place(g, &o.subject),
+    };
+    Finding {
+        rule: "QG312".to_string(),
+        subject: o.subject.clone(),
+        place,
+        message,
+        witness: Vec::new(),
+    }
+}
+
 /// Findings of structure: rules that read declarations, not routes.
 pub fn from_structure(inputs: &Inputs<'_>) -> Vec<Finding> {
     let g = inputs.graph;

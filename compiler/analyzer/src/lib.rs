@@ -2,13 +2,15 @@
 //! of its graph for a way past the guard.
 //!
 //! `catalogue` reads the record's tools, `system` is the transition system and its obligations,
-//! `explicit` the explicit-state engine that answers them, `findings` what each rule raises,
+//! `explicit` the explicit-state engine and `smt` the z3 engine that answer them, `engine` how
+//! their answers combine (and disagree, QG312), `findings` what each rule raises,
 //! `lints` and `code` the checks beside the proof, `report` the text, JSON and SARIF forms, and
 //! `cache` the proof cache keyed by the digest of graph, catalogue and rulebook.
 
 pub mod cache;
 pub mod catalogue;
 pub mod code;
+pub mod engine;
 pub mod explicit;
 pub mod findings;
 pub mod gate;
@@ -16,7 +18,11 @@ pub mod lints;
 pub mod report;
 pub mod rulebook;
 pub mod rules;
+#[cfg(feature = "z3")]
+pub mod smt;
 pub mod system;
+
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use stalwart_graph::{AgentGraph, Place};
@@ -24,6 +30,7 @@ use stalwart_record::RecordBody;
 
 pub use catalogue::Catalogue;
 pub use code::CodeReport;
+pub use engine::{ENGINES, Engine, engines};
 pub use findings::Finding;
 pub use lints::Lint;
 pub use rules::{RULES, Rule, RuleType, rule_by_id};
@@ -87,14 +94,73 @@ impl Proof {
     }
 }
 
-/// The engines that answer every obligation.
-pub const ENGINES: &[&str] = &["explicit"];
+/// What the hunt of a graph found: the combined answer to each obligation, each engine's
+/// verdicts, and the findings (path findings, disagreements, and findings of structure).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hunt {
+    pub answers: BTreeMap<Obligation, Answer>,
+    /// Every obligation but the model's reach, with each engine's verdict.
+    pub verdicts: Vec<Verdict>,
+    /// The verdicts whose combined answer is undecided.
+    pub undecided: Vec<Verdict>,
+    pub findings: Vec<Finding>,
+}
 
-/// Runs the proof.
+/// Runs every engine on the system and turns the combined answers into findings.
+pub fn hunt(inputs: &findings::Inputs<'_>, sys: &System<'_>, engines: &[&dyn Engine]) -> Hunt {
+    let results: Vec<(&str, BTreeMap<Obligation, Answer>)> =
+        engines.iter().map(|e| (e.name(), e.solve(sys))).collect();
+    let combined = engine::combine(sys, &results);
+    let mut found = findings::from_answers(inputs, &combined.answers);
+    found.extend(
+        combined
+            .disagreements
+            .iter()
+            .map(|d| findings::disagreement(inputs, &d.obligation, d.message())),
+    );
+    found.extend(findings::from_structure(inputs));
+    findings::sort(&mut found);
+    let verdict = |o: &Obligation| Verdict {
+        rule: o.rule.to_string(),
+        subject: o.subject.clone(),
+        engines: results
+            .iter()
+            .map(|(name, answers)| {
+                let v = answers.get(o).map_or("undecided", Answer::verdict);
+                (name.to_string(), v.to_string())
+            })
+            .collect(),
+    };
+    let verdicts: Vec<Verdict> = sys
+        .obligations
+        .iter()
+        .filter(|o| o.rule != "reach_model")
+        .map(verdict)
+        .collect();
+    let undecided = sys
+        .obligations
+        .iter()
+        .filter(|o| o.rule != "reach_model")
+        .filter(|o| matches!(combined.answers.get(*o), Some(Answer::Undecided) | None))
+        .map(verdict)
+        .collect();
+    Hunt {
+        answers: combined.answers,
+        verdicts,
+        undecided,
+        findings: found,
+    }
+}
+
+/// Runs the proof with the engines of [`ENGINES`].
 pub fn prove(input: &ProofInput<'_>) -> Proof {
+    prove_with(input, &engines())
+}
+
+/// Runs the proof with the given engines.
+pub fn prove_with(input: &ProofInput<'_>, engines: &[&dyn Engine]) -> Proof {
     let catalogue = Catalogue::from_record(input.body);
     let sys = System::new(input.graph, &catalogue, input.bounds);
-    let answers = explicit::solve(&sys);
     let inputs = findings::Inputs {
         graph: input.graph,
         catalogue: &catalogue,
@@ -103,23 +169,7 @@ pub fn prove(input: &ProofInput<'_>) -> Proof {
         has_rulebook: input.rulebook.is_some(),
         rulebook: &input.rulebook_input,
     };
-    let mut found = findings::from_answers(&inputs, &answers);
-    found.extend(findings::from_structure(&inputs));
-    findings::sort(&mut found);
-    let verdicts: Vec<Verdict> = answers
-        .iter()
-        .filter(|(o, _)| o.rule != "reach_model")
-        .map(|(o, a)| Verdict {
-            rule: o.rule.to_string(),
-            subject: o.subject.clone(),
-            engines: vec![("explicit".to_string(), a.verdict().to_string())],
-        })
-        .collect();
-    let undecided = verdicts
-        .iter()
-        .filter(|v| v.engines.iter().any(|(_, x)| x == "undecided"))
-        .cloned()
-        .collect();
+    let hunt = hunt(&inputs, &sys, engines);
     let sends_out: Vec<String> = catalogue
         .tools
         .iter()
@@ -130,9 +180,9 @@ pub fn prove(input: &ProofInput<'_>) -> Proof {
         rulebook: input.rulebook.clone(),
         lints: lints::lint(&catalogue, input.graph),
         code: code::check_python(&input.python, &sends_out),
-        findings: found,
-        undecided,
-        verdicts,
+        findings: hunt.findings,
+        undecided: hunt.undecided,
+        verdicts: hunt.verdicts,
         nothing_to_read: findings::nothing_to_read(&inputs)
             .into_iter()
             .map(|(r, w)| (r.to_string(), w.to_string()))

@@ -53,6 +53,9 @@ pub struct Bounds {
     pub turns: u32,
     /// The most states a search may visit before it answers undecided.
     pub max_states: usize,
+    /// The most milliseconds the SMT engine may spend on one system; what it has not decided by
+    /// then is undecided.
+    pub solver_ms: u32,
 }
 
 impl Default for Bounds {
@@ -61,6 +64,7 @@ impl Default for Bounds {
             depth: 12,
             turns: 2,
             max_states: 2_000_000,
+            solver_ms: 60_000,
         }
     }
 }

@@ -1,0 +1,33 @@
+//! Reads a model back: the edges a satisfying path takes (as graph edge indices, what a witness
+//! names), and whether an obligation's event holds in it.
+
+use z3::Model;
+use z3::ast::Bool;
+
+use super::encode::Unrolling;
+
+/// The edges of transitions `0..=last` in the model. An edge the model leaves out of range
+/// decodes to `usize::MAX`, which no replay accepts.
+pub(crate) fn witness(model: &Model, unrolling: &Unrolling<'_, '_>, last: usize) -> Vec<usize> {
+    unrolling
+        .steps
+        .iter()
+        .take(last + 1)
+        .map(|step| {
+            model
+                .eval(&step.edge, true)
+                .and_then(|v| v.as_u64())
+                .and_then(|code| usize::try_from(code).ok())
+                .and_then(|code| unrolling.tables.rows.get(code))
+                .map_or(usize::MAX, |row| row.graph_index)
+        })
+        .collect()
+}
+
+/// Whether a condition is true in the model.
+pub(crate) fn holds(model: &Model, condition: &Bool) -> bool {
+    model
+        .eval(condition, true)
+        .and_then(|v| v.as_bool())
+        .unwrap_or(false)
+}
