@@ -130,7 +130,11 @@ fn run(path: &Path, options: &VerifyOptions) -> Result<(Duration, Summary), Stri
             obligations: proof.verdicts.len(),
             findings: proof.findings.len(),
             undecided: proof.undecided.len(),
-            gate: if proof.gate_passed() { "passed" } else { "failed" },
+            gate: if proof.gate_passed() {
+                "passed"
+            } else {
+                "failed"
+            },
         },
     ))
 }
@@ -160,42 +164,63 @@ fn bench() -> Result<(), String> {
         turns: args.turns,
         ..Bounds::default()
     };
-    println!(
-        "| agent | tools | obligations | findings | undecided | gate | cold (median) | runs | cache hit (median) |"
-    );
-    println!("|---|---:|---:|---:|---:|---|---:|---:|---:|");
+    let engines: Vec<&str> = stalwart_analyzer::ENGINES.to_vec();
+    let mut header = String::from("| agent | tools | obligations | findings | undecided | gate |");
+    let mut rule = String::from("|---|---:|---:|---:|---:|---|");
+    for e in &engines {
+        header.push_str(&format!(" {e} alone |"));
+        rule.push_str("---:|");
+    }
+    header.push_str(" all engines, cold | runs | cache hit |");
+    rule.push_str("---:|---:|---:|");
+    println!("{header}\n{rule}");
     for size in &args.sizes {
         let (path, tools) = subject(size)?;
-        let cold_options = VerifyOptions {
-            bounds,
-            cache: false,
-        };
         // Large agents get fewer cold runs: each may take seconds.
-        let runs = if tools >= 1000 { args.runs.min(3) } else { args.runs };
-        let mut cold = Vec::new();
-        let mut summary = None;
-        for _ in 0..runs {
-            let (took, s) = run(&path, &cold_options)?;
-            cold.push(took);
-            summary = Some(s);
+        let runs = if tools >= 1000 {
+            args.runs.min(3)
+        } else {
+            args.runs
+        };
+        let time_cold = |only: Option<&str>| -> Result<(Duration, Summary), String> {
+            let options = VerifyOptions {
+                bounds,
+                cache: false,
+                engines: only.map(|e| vec![e.to_string()]),
+            };
+            let mut times = Vec::new();
+            let mut summary = None;
+            for _ in 0..runs {
+                let (took, s) = run(&path, &options)?;
+                times.push(took);
+                summary = Some(s);
+            }
+            Ok((median(times), summary.ok_or("no run")?))
+        };
+        let mut alone = Vec::new();
+        for e in &engines {
+            let (took, s) = time_cold(Some(e))?;
+            alone.push(format!("{} ({} undecided)", show(took), s.undecided));
         }
+        let (cold, s) = time_cold(None)?;
         let warm_options = VerifyOptions {
             bounds,
             cache: true,
+            engines: None,
         };
         run(&path, &warm_options)?;
         let mut hits = Vec::new();
         for _ in 0..args.runs.max(5) {
             hits.push(run(&path, &warm_options)?.0);
         }
-        let s = summary.ok_or("no run")?;
         println!(
-            "| {size} | {tools} | {} | {} | {} | {} | {} | {runs} | {} |",
+            "| {size} | {tools} | {} | {} | {} | {} | {} | {} | {runs} | {} |",
             s.obligations,
             s.findings,
             s.undecided,
             s.gate,
-            show(median(cold)),
+            alone.join(" | "),
+            show(cold),
             show(median(hits)),
         );
         if let Some(dir) = path.parent() {

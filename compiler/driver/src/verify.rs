@@ -155,10 +155,19 @@ pub fn verify_agent(
         bounds: options.bounds,
         rulebook_input,
     };
-    let proof = prove_cached(
-        &input,
-        options.cache.then(|| cache_dir(agent_yaml)).as_deref(),
-    );
+    let proof = match &options.engines {
+        None => prove_cached(
+            &input,
+            options.cache.then(|| cache_dir(agent_yaml)).as_deref(),
+        ),
+        Some(names) => {
+            let chosen: Vec<&dyn stalwart_analyzer::Engine> = stalwart_analyzer::engines()
+                .into_iter()
+                .filter(|e| names.iter().any(|n| n == e.name()))
+                .collect();
+            stalwart_analyzer::prove_with(&input, &chosen)
+        }
+    };
     VerifyOutcome {
         diagnostics,
         files: db.files(),
