@@ -19,6 +19,56 @@ pub type ElseWhenR = (R, R, Vec<R>, Option<Vec<Stmt>>);
 /// An `else if` branch: its range, the condition, the body.
 pub type ElseIfR = (R, Option<R>, Option<Vec<Stmt>>);
 
+/// The nodes the parser's actions have built and not yet placed in their parent: the top-level
+/// items of the file, and the statements and message lines of the blocks being read. An action
+/// pushes its node; the rule of a block takes the last nodes pushed, as many as the block
+/// matched. The parser's symbols then carry no large node, which makes every shift and
+/// reduction cheaper.
+///
+/// INVARIANT: the last `n` statements (message lines) pushed when a block of `n` is reduced are
+/// that block's, in order: the parser reduces bottom-up, so each nested block has taken its own
+/// before the statement holding it is pushed. Error recovery only drops a statement that is not
+/// complete (the error token is shifted at the innermost place a statement can start), so it
+/// never drops a block's count while its statements are pending; message lines that a dropped
+/// definition had pushed stay below every later push and are never taken.
+#[derive(Debug, Default)]
+pub struct Pending {
+    pub items: Vec<Item>,
+    pub stmts: Vec<Stmt>,
+    /// `None` for a line already reported as an error.
+    pub message_lines: Vec<Option<MessageLine>>,
+}
+
+impl Pending {
+    /// Forgets the nodes of a parse that failed.
+    pub fn clear_blocks(&mut self) {
+        self.stmts.clear();
+        self.message_lines.clear();
+    }
+
+    /// The last `n` statements pushed, in order.
+    pub fn take_stmts(&mut self, n: usize) -> Vec<Stmt> {
+        let at = self.stmts.len().saturating_sub(n);
+        self.stmts.split_off(at)
+    }
+
+    /// The last `n` message lines pushed, in order, without the erroneous ones.
+    pub fn take_message_lines(&mut self, n: usize) -> Vec<MessageLine> {
+        let at = self.message_lines.len().saturating_sub(n);
+        let lines = self.message_lines.get(at..).unwrap_or(&[]);
+        let mut out = Vec::with_capacity(lines.iter().filter(|l| l.is_some()).count());
+        out.extend(self.message_lines.drain(at..).flatten());
+        out
+    }
+
+    /// Turns the statement just pushed into a top-level item.
+    pub fn stmt_item(&mut self) {
+        if let Some(s) = self.stmts.pop() {
+            self.items.push(Item::Stmt(s));
+        }
+    }
+}
+
 fn to_u32(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
