@@ -5,6 +5,7 @@
 //! missing and unexpected blocks, and cuts the stream into top-level chunks that are parsed one by
 //! one so that a broken definition does not hide the diagnostics of the next one.
 
+use smol_str::SmolStr;
 use stalwart_diagnostics::{Diagnostic, FileId, Span};
 
 use super::codes;
@@ -154,14 +155,25 @@ impl<'a> Ctx<'a> {
 
 /// Collapses runs of whitespace (outside double quotes) into one space.
 pub fn collapse(text: &str) -> String {
+    collapsed(text).map_or_else(|| collapse_slow(text.trim()), str::to_string)
+}
+
+/// [`collapse`] as a name of the tree: no allocation for a short text.
+pub fn collapse_name(text: &str) -> SmolStr {
+    collapsed(text).map_or_else(|| SmolStr::from(collapse_slow(text.trim())), SmolStr::new)
+}
+
+/// The text trimmed, when it needs no other change.
+fn collapsed(text: &str) -> Option<&str> {
     let text = text.trim();
-    if is_collapsed(text) {
-        return text.to_string();
-    }
+    is_collapsed(text).then_some(text)
+}
+
+fn collapse_slow(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut in_string = false;
     let mut space = false;
-    for c in text.trim().chars() {
+    for c in text.chars() {
         if c == '"' {
             in_string = !in_string;
         }

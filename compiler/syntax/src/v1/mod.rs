@@ -48,7 +48,7 @@ pub fn parse_v1(file: FileId, text: &str) -> Parse<Module> {
         if let Item::Flow(flow) = item
             && flow.name.is_none()
         {
-            flow.id = inspect::anonymous_id_at(text, &lines, flow.header.start);
+            flow.id = inspect::anonymous_id_at(text, &lines, flow.header.start).into();
         }
     }
     let docstrings = lines
@@ -60,6 +60,7 @@ pub fn parse_v1(file: FileId, text: &str) -> Parse<Module> {
     validate::validate(&module, &mut diagnostics);
     stalwart_diagnostics::sort(&mut diagnostics);
     diagnostics.dedup();
+    crate::cap_errors(&mut diagnostics, codes::TOO_MANY_ERRORS);
     Parse {
         value: module,
         diagnostics,

@@ -4,6 +4,7 @@
 //! builds (argument order, literal decorator arguments, members on spec groups).
 
 use lalrpop_util::ParseError;
+use smol_str::SmolStr;
 use stalwart_diagnostics::{FileId, Span};
 
 use super::ast::*;
@@ -46,11 +47,55 @@ pub(crate) fn text_of(text: &str, (l, r): (usize, usize)) -> String {
     text.get(l..r).unwrap_or("").to_string()
 }
 
-/// `name` with one more word, after one space.
-pub(crate) fn add_word(text: &str, mut name: String, (l, r): (usize, usize)) -> String {
-    name.push(' ');
-    name.push_str(text.get(l..r).unwrap_or(""));
-    name
+pub(crate) fn name_of(text: &str, (l, r): (usize, usize)) -> SmolStr {
+    SmolStr::new(text.get(l..r).unwrap_or(""))
+}
+
+/// Name words being read: while every gap between them is one space, the name is the source
+/// text from the first word's start to the last one's end, and no string is built.
+#[derive(Debug)]
+pub(crate) struct Words {
+    start: usize,
+    end: usize,
+    joined: Option<String>,
+}
+
+impl Words {
+    pub fn first((l, r): (usize, usize)) -> Self {
+        Words {
+            start: l,
+            end: r,
+            joined: None,
+        }
+    }
+
+    /// `self` with one more word.
+    pub fn add(mut self, text: &str, (l, r): (usize, usize)) -> Self {
+        let word = text.get(l..r).unwrap_or("");
+        match &mut self.joined {
+            None if text.get(self.end..l) == Some(" ") => {}
+            None => {
+                let mut joined = text.get(self.start..self.end).unwrap_or("").to_string();
+                joined.push(' ');
+                joined.push_str(word);
+                self.joined = Some(joined);
+            }
+            Some(joined) => {
+                joined.push(' ');
+                joined.push_str(word);
+            }
+        }
+        self.end = r;
+        self
+    }
+
+    /// The words joined by one space.
+    pub fn name(self, text: &str) -> SmolStr {
+        match self.joined {
+            Some(joined) => SmolStr::from(joined),
+            None => name_of(text, (self.start, self.end)),
+        }
+    }
 }
 
 pub(crate) fn push<T>(mut v: Vec<T>, e: T) -> Vec<T> {
@@ -60,7 +105,7 @@ pub(crate) fn push<T>(mut v: Vec<T>, e: T) -> Vec<T> {
 
 pub(crate) fn var(text: &str, file: FileId, l: usize, r: usize) -> Var {
     Var {
-        name: text.get(l + 1..r).unwrap_or("").to_string(),
+        name: SmolStr::new(text.get(l + 1..r).unwrap_or("")),
         span: span(file, l, r),
     }
 }
@@ -154,16 +199,14 @@ impl Pending {
     }
 
     fn pop_expr(&mut self) -> Expr {
-        self.exprs
-            .pop()
-            .unwrap_or_else(|| placeholder(FileId(0)))
+        self.exprs.pop().unwrap_or_else(|| placeholder(FileId(0)))
     }
 
     fn pop_spec(&mut self) -> SpecExpr {
         self.specs.pop().unwrap_or_else(|| {
             SpecExpr::Spec(Spec {
                 target: SpecTarget::Name {
-                    name: String::new(),
+                    name: SmolStr::default(),
                     span: span(FileId(0), 0, 0),
                 },
                 args: Args::None,
@@ -298,7 +341,7 @@ impl Pending {
         l: usize,
         r: usize,
         decorators: usize,
-        (nl, nr, name): (usize, usize, String),
+        (nl, nr, name): (usize, usize, SmolStr),
         params: Option<usize>,
         returns: Option<usize>,
         body: Vec<Stmt>,
@@ -350,7 +393,7 @@ impl Pending {
                 return fail(UserErrorKind::NonLiteralDecoratorArgument, a.value.span);
             };
             let key = match a.name {
-                Some(name) => name,
+                Some(name) => name.to_string(),
                 None => {
                     position += 1;
                     format!("${}", position - 1)
@@ -359,7 +402,7 @@ impl Pending {
             parameters.push((key, value));
         }
         self.decorators.push(Decorator {
-            name: text_of(text, n),
+            name: name_of(text, n),
             parameters,
             span: span(file, l, r),
         });
@@ -434,7 +477,7 @@ impl Pending {
         file: FileId,
         l: usize,
         r: usize,
-        (nl, nr, name): (usize, usize, String),
+        (nl, nr, name): (usize, usize, SmolStr),
         args: Option<ArgsCount>,
         members: usize,
         capture: Option<Var>,
@@ -487,13 +530,13 @@ impl Pending {
     ) {
         let args = args.map(|n| take(&mut self.args, n));
         self.members.push(Member {
-            name: text_of(text, n),
+            name: name_of(text, n),
             args,
             span: span(file, l, r),
         });
     }
 
-    pub fn arg(&mut self, file: FileId, l: usize, r: usize, name: Option<String>) {
+    pub fn arg(&mut self, file: FileId, l: usize, r: usize, name: Option<SmolStr>) {
         let value = self.pop_expr();
         self.args.push(Arg {
             name,
@@ -704,7 +747,8 @@ impl Pending {
         let step = step.then(|| self.pop_expr());
         let upper = upper.then(|| self.pop_expr());
         let lower = lower.then(|| self.pop_expr());
-        self.subscripts.push(Subscript::Slice { lower, upper, step });
+        self.subscripts
+            .push(Subscript::Slice { lower, upper, step });
     }
 }
 

@@ -56,6 +56,7 @@ pub(crate) fn parse(file: FileId, text: &str) -> Parse<Module> {
             set_lines(f, &lines);
         }
     }
+    crate::cap_errors(&mut diagnostics, codes::TOO_MANY_ERRORS);
     Parse {
         value: module,
         diagnostics,
