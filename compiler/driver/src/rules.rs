@@ -156,7 +156,7 @@ fn intents(module: &stalwart_syntax::v1::ast::Module) -> Vec<String> {
         .items
         .iter()
         .filter_map(|i| match i {
-            stalwart_syntax::v1::ast::Item::User(u) => Some(u.name.text.clone()),
+            stalwart_syntax::v1::ast::Item::User(u) => Some(u.name.text.to_string()),
             _ => None,
         })
         .collect();

@@ -189,20 +189,20 @@ fn step(
 ) {
     match &stmt.kind {
         v1::StmtKind::User(refs) => {
-            let intents: Vec<String> = refs.iter().map(|r| r.intent.text.clone()).collect();
+            let intents: Vec<String> = refs.iter().map(|r| r.intent.text.to_string()).collect();
             fork_intents(paths, &intents, stmt.span);
         }
         v1::StmtKind::Bot(bot) => {
             for p in live(paths) {
                 match bot.tool() {
                     Some(tool) => p.calls.push((tool.to_string(), stmt.span)),
-                    None => p.says.push((bot.message.text.clone(), stmt.span)),
+                    None => p.says.push((bot.message.text.to_string(), stmt.span)),
                 }
             }
         }
         v1::StmtKind::Run(run) => {
             for p in live(paths) {
-                p.calls.push((run.action.text.clone(), stmt.span));
+                p.calls.push((run.action.text.to_string(), stmt.span));
             }
         }
         v1::StmtKind::Stop | v1::StmtKind::Return(_) => {
@@ -336,7 +336,7 @@ fn walk_when(
         let mut forked = paths.clone();
         match &branch.on {
             v1::WhenOn::User(refs) => {
-                let intents: Vec<String> = refs.iter().map(|r| r.intent.text.clone()).collect();
+                let intents: Vec<String> = refs.iter().map(|r| r.intent.text.to_string()).collect();
                 fork_intents(&mut forked, &intents, branch.span);
             }
             v1::WhenOn::Other { keyword, .. } => {

@@ -242,7 +242,7 @@ fn collect(stmts: &[Stmt], flow: usize, uses: &mut Uses) {
             StmtKind::Run(run) => {
                 if let Some(result) = &run.result {
                     uses.sets
-                        .entry(result.text.clone())
+                        .entry(result.text.to_string())
                         .or_default()
                         .push((flow, stmt.span));
                 }

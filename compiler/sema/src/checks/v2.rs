@@ -271,7 +271,7 @@ impl Ctx<'_> {
     fn variables(&mut self, flow: &Flow) {
         let mut uses = Uses::default();
         for p in flow.parameters.iter().chain(&flow.return_members) {
-            uses.known.insert(p.name.clone());
+            uses.known.insert(p.name.to_string());
         }
         self.collect(&flow.body, &mut uses);
         let mut reported = BTreeSet::new();
@@ -299,7 +299,7 @@ impl Ctx<'_> {
             match &stmt.kind {
                 StmtKind::Assign { target, .. } => uses.set(&target.name, stmt.span),
                 StmtKind::Global(v) => {
-                    uses.known.insert(v.name.clone());
+                    uses.known.insert(v.name.to_string());
                 }
                 StmtKind::Spec { capture, expr, .. } => {
                     if let Some(v) = capture {
@@ -347,7 +347,7 @@ impl Ctx<'_> {
         match e {
             SpecExpr::Spec(s) => {
                 if let SpecTarget::Ref(v) = &s.target {
-                    uses.reads.push((v.name.clone(), v.span));
+                    uses.reads.push((v.name.to_string(), v.span));
                 }
                 for arg in s.args.list() {
                     self.reads(&arg.value, uses);

@@ -2,6 +2,7 @@
 //! whitespace collapsed (as the reference reports them); expressions are kept as raw text, and
 //! conditions that fit the shared condition language are also parsed.
 
+use smol_str::SmolStr;
 use stalwart_diagnostics::Span;
 
 use crate::expr::Expr;
@@ -27,10 +28,11 @@ pub enum Item {
     Stmt(Stmt),
 }
 
-/// A text with its span: a name (whitespace collapsed) or raw text.
+/// A text with its span: a name (whitespace collapsed) or raw text. Texts of up to 23 bytes,
+/// most names, are stored inline ([`SmolStr`]), without an allocation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Text {
-    pub text: String,
+    pub text: SmolStr,
     pub span: Span,
 }
 
@@ -117,7 +119,7 @@ pub struct FlowDef {
     /// The written name; `None` for `define flow` without one.
     pub name: Option<Text>,
     /// The flow id: the name, or `anonymous-<hash>` for an anonymous flow.
-    pub id: String,
+    pub id: SmolStr,
     pub subflow: bool,
     pub modifiers: Vec<(Modifier, Span)>,
     pub body: Vec<Stmt>,
@@ -268,7 +270,7 @@ pub enum SetOp {
 /// A condition: its raw text, and its tree when it fits the shared condition language.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Condition {
-    pub text: String,
+    pub text: SmolStr,
     pub span: Span,
     pub expr: ConditionExpr,
 }
@@ -317,7 +319,7 @@ pub enum WhenOn {
     /// `bot …`, `flow …`, `event …`, `no …`, `any`, and a bare name (an implicit event): the
     /// first word and the rest.
     Other {
-        keyword: String,
+        keyword: SmolStr,
         rest: Option<Text>,
     },
 }

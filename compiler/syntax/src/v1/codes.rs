@@ -98,3 +98,8 @@ pub const BAD_BODY_LINE: Code = Code {
     id: "E1023",
     slug: "bad-message-line",
 };
+/// More errors than a file reports (see [`crate::MAX_ERRORS`]).
+pub const TOO_MANY_ERRORS: Code = Code {
+    id: "E1024",
+    slug: "too-many-errors",
+};

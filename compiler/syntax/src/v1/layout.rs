@@ -5,6 +5,7 @@
 //! missing and unexpected blocks, and cuts the stream into top-level chunks that are parsed one by
 //! one so that a broken definition does not hide the diagnostics of the next one.
 
+use smol_str::SmolStr;
 use stalwart_diagnostics::{Diagnostic, FileId, Span};
 
 use super::codes;
@@ -113,19 +114,21 @@ fn to_u32(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
 
-impl Ctx<'_> {
+impl<'a> Ctx<'a> {
     fn span(&self, start: usize, end: usize) -> Span {
         Span::new(self.file, to_u32(start), to_u32(end))
     }
 
-    fn word(&self, tok: Option<&Spanned>) -> &str {
+    /// The text of a word token; empty for any other token. It borrows the source, not the
+    /// context, so that the context can change while the word is in use.
+    fn word(&self, tok: Option<&Spanned>) -> &'a str {
         match tok {
             Some(&(l, Tok::Word, r)) => self.text.get(l..r).unwrap_or(""),
             _ => "",
         }
     }
 
-    fn slice(&self, l: usize, r: usize) -> &str {
+    fn slice(&self, l: usize, r: usize) -> &'a str {
         self.text.get(l..r).unwrap_or("")
     }
 
@@ -152,10 +155,25 @@ impl Ctx<'_> {
 
 /// Collapses runs of whitespace (outside double quotes) into one space.
 pub fn collapse(text: &str) -> String {
+    collapsed(text).map_or_else(|| collapse_slow(text.trim()), str::to_string)
+}
+
+/// [`collapse`] as a name of the tree: no allocation for a short text.
+pub fn collapse_name(text: &str) -> SmolStr {
+    collapsed(text).map_or_else(|| SmolStr::from(collapse_slow(text.trim())), SmolStr::new)
+}
+
+/// The text trimmed, when it needs no other change.
+fn collapsed(text: &str) -> Option<&str> {
+    let text = text.trim();
+    is_collapsed(text).then_some(text)
+}
+
+fn collapse_slow(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut in_string = false;
     let mut space = false;
-    for c in text.trim().chars() {
+    for c in text.chars() {
         if c == '"' {
             in_string = !in_string;
         }
@@ -172,12 +190,32 @@ pub fn collapse(text: &str) -> String {
     out
 }
 
+/// Whether a trimmed text is already collapsed: ASCII with no whitespace but single spaces (the
+/// common case, which then needs no rewriting).
+fn is_collapsed(text: &str) -> bool {
+    let mut space = false;
+    for &b in text.as_bytes() {
+        match b {
+            b' ' if space => return false,
+            b' ' => space = true,
+            b'\t' | b'\n' | b'\r' | 0x0b | 0x0c | 0x80.. => return false,
+            _ => space = false,
+        }
+    }
+    true
+}
+
 /// Runs the layout pass over the logical lines of a file.
 pub fn layout(file: FileId, text: &str, lines: &Lines) -> Layout {
     let mut cx = Ctx {
         text,
         file,
-        out: Layout::default(),
+        out: Layout {
+            // About one token per four bytes of text, with room for the structure tokens.
+            tokens: Vec::with_capacity(text.len() / 4 + 16),
+            chunks: Vec::new(),
+            diagnostics: Vec::new(),
+        },
         stack: vec![Level {
             indent: 0,
             mode: Mode::Top,
@@ -372,9 +410,9 @@ fn classify(cx: &mut Ctx<'_>, next_deeper: bool) -> (Option<Mode>, bool) {
 }
 
 fn classify_message(cx: &mut Ctx<'_>) -> (Option<Mode>, bool) {
-    let first = cx.word(cx.line_toks.first()).to_string();
-    let second = cx.word(cx.line_toks.get(1)).to_string();
-    match (first.as_str(), second.as_str()) {
+    let first = cx.word(cx.line_toks.first());
+    let second = cx.word(cx.line_toks.get(1));
+    match (first, second) {
         ("if", _) => {
             set_first(cx, Tok::If);
             cx.set_last(Last::If);
@@ -438,7 +476,7 @@ fn reported(cx: &mut Ctx<'_>) -> (Option<Mode>, bool) {
 /// Checks an `else`/`else if` against the last line of the block; `final_else` for a bare `else`.
 fn check_else(cx: &mut Ctx<'_>, final_else: bool) -> bool {
     let (l, r) = cx.line_toks.first().map_or((0, 0), |t| (t.0, t.2));
-    let keyword = cx.slice(l, r).to_string();
+    let keyword = cx.slice(l, r);
     match cx.top().last {
         Last::If => {
             cx.set_last(if final_else {
@@ -480,16 +518,12 @@ fn classify_statement(cx: &mut Ctx<'_>, mode: Mode, next_deeper: bool) -> (Optio
     if tok == Tok::Var {
         return classify_assignment(cx);
     }
-    let first = if tok == Tok::Word {
-        cx.slice(l, r).to_string()
-    } else {
-        String::new()
-    };
-    let second = cx.word(cx.line_toks.get(1)).to_string();
+    let first = if tok == Tok::Word { cx.slice(l, r) } else { "" };
+    let second = cx.word(cx.line_toks.get(1));
     let alone = cx.line_toks.len() == 1;
     let block = (Some(Mode::Flow), true);
     let raw = (Some(Mode::Raw), false);
-    let (kw, result, last) = match first.as_str() {
+    let (kw, result, last) = match first {
         "define" | "def" => return classify_define(cx, top),
         "import" | "include" => (Tok::Import, (None, false), Last::Other),
         "user" => {
@@ -585,7 +619,7 @@ fn classify_statement(cx: &mut Ctx<'_>, mode: Mode, next_deeper: bool) -> (Optio
             return block;
         }
         _ => {
-            let word = cx.slice(l, r).to_string();
+            let word = cx.slice(l, r);
             let d = Diagnostic::error(codes::UNKNOWN_STATEMENT, cx.span(l, r), format!("unknown statement `{word}`"))
                 .with_label("a Colang 1.0 statement starts with a keyword such as `user`, `bot`, `execute` or `if`");
             return mark_bad(cx, d);
@@ -627,7 +661,7 @@ fn classify_assignment(cx: &mut Ctx<'_>) -> (Option<Mode>, bool) {
             mark_bad(cx, d)
         }
         _ => {
-            let var = cx.slice(l, r).to_string();
+            let var = cx.slice(l, r);
             let d = Diagnostic::error(
                 codes::UNKNOWN_STATEMENT,
                 cx.span(l, r),
@@ -680,7 +714,7 @@ fn classify_define(cx: &mut Ctx<'_>, top: bool) -> (Option<Mode>, bool) {
                 continue;
             }
             _ => {
-                let shown = cx.slice(wl, wr).to_string();
+                let shown = cx.slice(wl, wr);
                 let flow_follows = cx
                     .line_toks
                     .iter()

@@ -80,6 +80,10 @@ fn physical(text: &str, at: usize) -> Physical {
 /// The end of `text[start..end]` once a `#` comment outside double quotes is cut, trimmed.
 fn cut_comment(text: &str, start: usize, end: usize) -> usize {
     let bytes = text.as_bytes().get(start..end).unwrap_or(&[]);
+    if !bytes.contains(&b'#') {
+        // Most lines: nothing to cut, and `text[start..end]` is already trimmed.
+        return end;
+    }
     let mut in_string = false;
     let mut cut = end;
     for (i, &b) in bytes.iter().enumerate() {
@@ -106,7 +110,13 @@ fn to_u32(n: usize) -> u32 {
 
 /// Splits `text` into logical lines.
 pub fn split_lines(file: FileId, text: &str) -> Lines {
-    let mut out = Lines::default();
+    // About one logical line per 24 bytes of text.
+    let estimate = text.len() / 24 + 8;
+    let mut out = Lines {
+        lines: Vec::with_capacity(estimate),
+        segments: Vec::with_capacity(estimate),
+        ..Lines::default()
+    };
     let mut at = 0;
     let mut docstring: Option<usize> = None;
     let span = |s: usize, e: usize| Span::new(file, to_u32(s), to_u32(e));

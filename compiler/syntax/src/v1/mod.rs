@@ -39,30 +39,16 @@ lalrpop_util::lalrpop_mod!(
 /// Parses a Colang 1.0 file. The module holds every definition that could be read; the
 /// diagnostics (sorted by position) say what could not.
 pub fn parse_v1(file: FileId, text: &str) -> Parse<Module> {
-    let lines = lines::split_lines(file, text);
-    let layout = layout::layout(file, text, &lines);
-    let mut diagnostics = lines.diagnostics.clone();
-    diagnostics.extend(layout.diagnostics.iter().cloned());
-    let parser = grammar::ChunkParser::new();
-    let mut items = Vec::new();
-    for &(from, to) in &layout.chunks {
-        let tokens = layout.tokens.get(from..to).unwrap_or(&[]);
-        let mut recovered = Vec::new();
-        match parser.parse(text, file, &mut recovered, tokens.iter().copied()) {
-            Ok(chunk) => items.extend(chunk),
-            Err(err) => diagnostics.push(parse_error(file, text, err)),
-        }
-        diagnostics.extend(
-            recovered
-                .into_iter()
-                .map(|r| parse_error(file, text, r.error)),
-        );
-    }
+    let mut lines = lines::split_lines(file, text);
+    let mut layout = layout::layout(file, text, &lines);
+    let mut diagnostics = std::mem::take(&mut lines.diagnostics);
+    diagnostics.append(&mut layout.diagnostics);
+    let mut items = parse_items(file, text, &layout, &mut diagnostics);
     for item in &mut items {
         if let Item::Flow(flow) = item
             && flow.name.is_none()
         {
-            flow.id = inspect::anonymous_id_at(text, &lines, flow.header.start);
+            flow.id = inspect::anonymous_id_at(text, &lines, flow.header.start).into();
         }
     }
     let docstrings = lines
@@ -74,10 +60,65 @@ pub fn parse_v1(file: FileId, text: &str) -> Parse<Module> {
     validate::validate(&module, &mut diagnostics);
     stalwart_diagnostics::sort(&mut diagnostics);
     diagnostics.dedup();
+    crate::cap_errors(&mut diagnostics, codes::TOO_MANY_ERRORS);
     Parse {
         value: module,
         diagnostics,
     }
+}
+
+/// Parses the layout's token stream into the top-level items.
+///
+/// The chunks are parsed one by one so that a broken definition does not hide the diagnostics
+/// of the next one. When the whole stream parses without any error, that parse is the same as
+/// the chunk by chunk one (INVARIANT: no item spans two chunks, since a chunk starts at a
+/// top-level line that cannot continue the item before it: see `layout`), so it is tried
+/// first: one parser run instead of one per definition.
+fn parse_items(
+    file: FileId,
+    text: &str,
+    layout: &layout::Layout,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Vec<Item> {
+    let parser = grammar::ChunkParser::new();
+    let mut recovered = Vec::new();
+    let mut pending = nodes::Pending::default();
+    if layout.chunks.len() > 1 {
+        let whole = parser.parse(
+            text,
+            file,
+            &mut recovered,
+            &mut pending,
+            layout.tokens.iter().copied(),
+        );
+        if whole.is_ok() && recovered.is_empty() {
+            return pending.items;
+        }
+        pending = nodes::Pending::default();
+        recovered.clear();
+    }
+    for &(from, to) in &layout.chunks {
+        let tokens = layout.tokens.get(from..to).unwrap_or(&[]);
+        let before = pending.items.len();
+        pending.clear_blocks();
+        if let Err(err) = parser.parse(
+            text,
+            file,
+            &mut recovered,
+            &mut pending,
+            tokens.iter().copied(),
+        ) {
+            // A chunk that does not parse gives no items.
+            pending.items.truncate(before);
+            diagnostics.push(parse_error(file, text, err));
+        }
+        diagnostics.extend(
+            recovered
+                .drain(..)
+                .map(|r| parse_error(file, text, r.error)),
+        );
+    }
+    pending.items
 }
 
 type ParseError = lalrpop_util::ParseError<usize, Tok, ()>;

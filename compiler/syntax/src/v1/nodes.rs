@@ -5,8 +5,9 @@
 use stalwart_diagnostics::{FileId, Span};
 
 use super::ast::*;
-use super::layout::collapse;
+use super::layout::collapse_name;
 use crate::expr::parse_condition;
+use smol_str::SmolStr;
 
 /// A byte range of the source.
 pub type R = (usize, usize);
@@ -18,6 +19,56 @@ pub type CallR = (R, Vec<ArgR>);
 pub type ElseWhenR = (R, R, Vec<R>, Option<Vec<Stmt>>);
 /// An `else if` branch: its range, the condition, the body.
 pub type ElseIfR = (R, Option<R>, Option<Vec<Stmt>>);
+
+/// The nodes the parser's actions have built and not yet placed in their parent: the top-level
+/// items of the file, and the statements and message lines of the blocks being read. An action
+/// pushes its node; the rule of a block takes the last nodes pushed, as many as the block
+/// matched. The parser's symbols then carry no large node, which makes every shift and
+/// reduction cheaper.
+///
+/// INVARIANT: the last `n` statements (message lines) pushed when a block of `n` is reduced are
+/// that block's, in order: the parser reduces bottom-up, so each nested block has taken its own
+/// before the statement holding it is pushed. Error recovery only drops a statement that is not
+/// complete (the error token is shifted at the innermost place a statement can start), so it
+/// never drops a block's count while its statements are pending; message lines that a dropped
+/// definition had pushed stay below every later push and are never taken.
+#[derive(Debug, Default)]
+pub struct Pending {
+    pub items: Vec<Item>,
+    pub stmts: Vec<Stmt>,
+    /// `None` for a line already reported as an error.
+    pub message_lines: Vec<Option<MessageLine>>,
+}
+
+impl Pending {
+    /// Forgets the nodes of a parse that failed.
+    pub fn clear_blocks(&mut self) {
+        self.stmts.clear();
+        self.message_lines.clear();
+    }
+
+    /// The last `n` statements pushed, in order.
+    pub fn take_stmts(&mut self, n: usize) -> Vec<Stmt> {
+        let at = self.stmts.len().saturating_sub(n);
+        self.stmts.split_off(at)
+    }
+
+    /// The last `n` message lines pushed, in order, without the erroneous ones.
+    pub fn take_message_lines(&mut self, n: usize) -> Vec<MessageLine> {
+        let at = self.message_lines.len().saturating_sub(n);
+        let lines = self.message_lines.get(at..).unwrap_or(&[]);
+        let mut out = Vec::with_capacity(lines.iter().filter(|l| l.is_some()).count());
+        out.extend(self.message_lines.drain(at..).flatten());
+        out
+    }
+
+    /// Turns the statement just pushed into a top-level item.
+    pub fn stmt_item(&mut self) {
+        if let Some(s) = self.stmts.pop() {
+            self.items.push(Item::Stmt(s));
+        }
+    }
+}
 
 fn to_u32(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
@@ -34,7 +85,7 @@ fn slice(src: &str, (l, r): R) -> &str {
 /// The text of a range with its whitespace collapsed.
 pub fn name(src: &str, file: FileId, r: R) -> Text {
     Text {
-        text: collapse(slice(src, r)),
+        text: collapse_name(slice(src, r)),
         span: span(file, r),
     }
 }
@@ -42,14 +93,14 @@ pub fn name(src: &str, file: FileId, r: R) -> Text {
 /// The text of a range as written.
 pub fn raw(src: &str, file: FileId, r: R) -> Text {
     Text {
-        text: slice(src, r).trim().to_string(),
+        text: SmolStr::new(slice(src, r).trim()),
         span: span(file, r),
     }
 }
 
 fn empty_name(file: FileId, at: usize) -> Text {
     Text {
-        text: String::new(),
+        text: SmolStr::default(),
         span: span(file, (at, at)),
     }
 }
@@ -189,7 +240,7 @@ pub fn condition(src: &str, file: FileId, r: R) -> Condition {
         _ => ConditionExpr::Unparsed,
     };
     Condition {
-        text: text.trim().to_string(),
+        text: SmolStr::new(text.trim()),
         span: span(file, r),
         expr,
     }
@@ -227,10 +278,10 @@ fn name_end(text: &str) -> usize {
 fn split_message(src: &str, file: FileId, (l, r): R) -> (Text, Option<R>) {
     let text = slice(src, (l, r));
     let cut = l + name_end(text);
-    let name_text = collapse(slice(src, (l, cut)));
+    let name_text = collapse_name(slice(src, (l, cut)));
     let name_r = (l, l + slice(src, (l, cut)).trim_end().len());
     let name_text = match name_text.as_str() {
-        "something" | "something else" => "*".to_string(),
+        "something" | "something else" => SmolStr::new_inline("*"),
         _ => name_text,
     };
     let rest = (cut < r).then_some((cut, r));
@@ -292,7 +343,7 @@ pub fn bot_stmt(src: &str, file: FileId, whole: R, t: Option<R>) -> Stmt {
 
 pub fn run(src: &str, file: FileId, whole: R, result: Option<R>, (action, args): CallR) -> Stmt {
     let result = result.map(|(l, r)| Text {
-        text: slice(src, (l + 1, r)).to_string(),
+        text: SmolStr::new(slice(src, (l + 1, r))),
         span: span(file, (l, r)),
     });
     let args = args
@@ -316,7 +367,7 @@ pub fn run(src: &str, file: FileId, whole: R, result: Option<R>, (action, args):
 
 pub fn set(src: &str, file: FileId, whole: R, (vl, vr): R, op: SetOp, value: Option<R>) -> Stmt {
     let target = Text {
-        text: slice(src, (vl + 1, vr)).to_string(),
+        text: SmolStr::new(slice(src, (vl + 1, vr))),
         span: span(file, (vl, vr)),
     };
     stmt(
@@ -345,7 +396,7 @@ pub fn set_keyword(src: &str, file: FileId, whole: R, t: Option<R>) -> Stmt {
         })
         .unwrap_or(0);
     let target = Text {
-        text: text.get(1..var_len).unwrap_or("").to_string(),
+        text: SmolStr::new(text.get(1..var_len).unwrap_or("")),
         span: span(file, (l, l + var_len)),
     };
     let after = text.get(var_len..).unwrap_or("");
@@ -444,12 +495,12 @@ fn when_on(src: &str, file: FileId, first: R, others: Vec<R>) -> WhenOn {
     if matches!(keyword, "bot" | "event" | "flow" | "no" | "any") {
         let rest = (rest_r.0 < rest_r.1).then(|| raw(src, file, rest_r));
         return WhenOn::Other {
-            keyword: keyword.to_string(),
+            keyword: SmolStr::new(keyword),
             rest,
         };
     }
     WhenOn::Other {
-        keyword: "event".to_string(),
+        keyword: SmolStr::new_inline("event"),
         rest: Some(raw(src, file, first)),
     }
 }

@@ -1,7 +1,9 @@
 //! The Colang 2.x syntax tree: modules, flows, statements, spec expressions and expressions,
 //! each with its exact source span. Names that facts and lowering need (flow names, parameter
-//! names, spec names) are kept as text; everything else is a span into the source.
+//! names, spec names) are kept as text (inline up to 23 bytes); everything else is a span into
+//! the source.
 
+use smol_str::SmolStr;
 use stalwart_diagnostics::Span;
 
 /// A parsed `.co` file.
@@ -39,7 +41,7 @@ pub struct Import {
 pub struct Flow {
     pub decorators: Vec<Decorator>,
     /// The name words joined by one space.
-    pub name: String,
+    pub name: SmolStr,
     pub name_span: Span,
     pub parameters: Vec<Param>,
     pub return_members: Vec<Param>,
@@ -54,7 +56,7 @@ pub struct Flow {
 /// `@name` or `@name(args)`; arguments are Python literals.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Decorator {
-    pub name: String,
+    pub name: SmolStr,
     /// Arguments keyed as the reference keys them: `$0`, `$1`, ... for positional ones.
     pub parameters: Vec<(String, Literal)>,
     pub span: Span,
@@ -79,7 +81,7 @@ pub enum Literal {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Param {
     /// Without the `$`.
-    pub name: String,
+    pub name: SmolStr,
     pub default: Option<Expr>,
     /// The default's exact source text.
     pub default_text: Option<String>,
@@ -185,7 +187,7 @@ pub enum AssignOp {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Var {
     /// Without the `$`.
-    pub name: String,
+    pub name: SmolStr,
     pub span: Span,
 }
 
@@ -221,7 +223,7 @@ pub struct Spec {
 #[derive(Debug, Clone, PartialEq)]
 pub enum SpecTarget {
     /// Name words joined by one space.
-    Name { name: String, span: Span },
+    Name { name: SmolStr, span: Span },
     /// `$ref`
     Ref(Var),
 }
@@ -283,7 +285,7 @@ impl Args {
 /// One argument; `name` is `None` for a positional one.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Arg {
-    pub name: Option<String>,
+    pub name: Option<SmolStr>,
     pub value: Expr,
     pub span: Span,
 }
@@ -291,7 +293,7 @@ pub struct Arg {
 /// A member access on a spec: `.Finished()`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Member {
-    pub name: String,
+    pub name: SmolStr,
     pub args: Option<Vec<Arg>>,
     pub span: Span,
 }

@@ -1,8 +1,10 @@
-//! The helpers the Colang 2.x grammar's actions call to build the tree: spans, flattening of
-//! `and`/`or` chains, flow and decorator assembly, and the checks the reference parser makes
-//! while it builds (argument order, literal decorator arguments, members on spec groups).
+//! The helpers the Colang 2.x grammar's actions call to build the tree: the stacks of nodes
+//! built and not yet placed in their parent ([`Pending`]), spans, flattening of `and`/`or`
+//! chains, flow and decorator assembly, and the checks the reference parser makes while it
+//! builds (argument order, literal decorator arguments, members on spec groups).
 
 use lalrpop_util::ParseError;
+use smol_str::SmolStr;
 use stalwart_diagnostics::{FileId, Span};
 
 use super::ast::*;
@@ -45,268 +47,67 @@ pub(crate) fn text_of(text: &str, (l, r): (usize, usize)) -> String {
     text.get(l..r).unwrap_or("").to_string()
 }
 
+pub(crate) fn name_of(text: &str, (l, r): (usize, usize)) -> SmolStr {
+    SmolStr::new(text.get(l..r).unwrap_or(""))
+}
+
+/// Name words being read: while every gap between them is one space, the name is the source
+/// text from the first word's start to the last one's end, and no string is built.
+#[derive(Debug)]
+pub(crate) struct Words {
+    start: usize,
+    end: usize,
+    joined: Option<String>,
+}
+
+impl Words {
+    pub fn first((l, r): (usize, usize)) -> Self {
+        Words {
+            start: l,
+            end: r,
+            joined: None,
+        }
+    }
+
+    /// `self` with one more word.
+    pub fn add(mut self, text: &str, (l, r): (usize, usize)) -> Self {
+        let word = text.get(l..r).unwrap_or("");
+        match &mut self.joined {
+            None if text.get(self.end..l) == Some(" ") => {}
+            None => {
+                let mut joined = text.get(self.start..self.end).unwrap_or("").to_string();
+                joined.push(' ');
+                joined.push_str(word);
+                self.joined = Some(joined);
+            }
+            Some(joined) => {
+                joined.push(' ');
+                joined.push_str(word);
+            }
+        }
+        self.end = r;
+        self
+    }
+
+    /// The words joined by one space.
+    pub fn name(self, text: &str) -> SmolStr {
+        match self.joined {
+            Some(joined) => SmolStr::from(joined),
+            None => name_of(text, (self.start, self.end)),
+        }
+    }
+}
+
 pub(crate) fn push<T>(mut v: Vec<T>, e: T) -> Vec<T> {
     v.push(e);
     v
 }
 
-pub(crate) fn push_opt<T>(mut v: Vec<T>, e: Option<T>) -> Vec<T> {
-    v.extend(e);
-    v
-}
-
-pub(crate) fn prepend<T>(first: T, rest: Vec<T>) -> Vec<T> {
-    let mut v = Vec::with_capacity(rest.len() + 1);
-    v.push(first);
-    v.extend(rest);
-    v
-}
-
-pub(crate) fn stmt(file: FileId, l: usize, r: usize, kind: StmtKind) -> Stmt {
-    Stmt {
-        kind,
-        span: span(file, l, r),
-    }
-}
-
-pub(crate) fn branch<C>(file: FileId, l: usize, r: usize, cond: C, body: Vec<Stmt>) -> Branch<C> {
-    Branch {
-        cond,
-        body,
-        span: span(file, l, r),
-    }
-}
-
-pub(crate) fn expr(file: FileId, l: usize, r: usize, kind: ExprKind) -> Expr {
-    Expr {
-        kind,
-        span: span(file, l, r),
-    }
-}
-
 pub(crate) fn var(text: &str, file: FileId, l: usize, r: usize) -> Var {
     Var {
-        name: text.get(l + 1..r).unwrap_or("").to_string(),
+        name: SmolStr::new(text.get(l + 1..r).unwrap_or("")),
         span: span(file, l, r),
     }
-}
-
-pub(crate) fn binary(file: FileId, l: usize, r: usize, op: BinOp, a: Expr, c: Expr) -> Expr {
-    expr(
-        file,
-        l,
-        r,
-        ExprKind::Binary {
-            op,
-            lhs: Box::new(a),
-            rhs: Box::new(c),
-        },
-    )
-}
-
-pub(crate) fn compare(file: FileId, l: usize, r: usize, a: Expr, op: CmpOp, c: Expr) -> Expr {
-    match a.kind {
-        ExprKind::Compare { first, mut rest } => {
-            rest.push((op, c));
-            expr(file, l, r, ExprKind::Compare { first, rest })
-        }
-        kind => {
-            let first = Box::new(Expr { kind, span: a.span });
-            expr(
-                file,
-                l,
-                r,
-                ExprKind::Compare {
-                    first,
-                    rest: vec![(op, c)],
-                },
-            )
-        }
-    }
-}
-
-pub(crate) fn or(file: FileId, l: usize, r: usize, a: Expr, c: Expr) -> Expr {
-    match a.kind {
-        ExprKind::Or(mut v) => {
-            v.push(c);
-            expr(file, l, r, ExprKind::Or(v))
-        }
-        kind => expr(
-            file,
-            l,
-            r,
-            ExprKind::Or(vec![Expr { kind, span: a.span }, c]),
-        ),
-    }
-}
-
-pub(crate) fn and(file: FileId, l: usize, r: usize, a: Expr, c: Expr) -> Expr {
-    match a.kind {
-        ExprKind::And(mut v) => {
-            v.push(c);
-            expr(file, l, r, ExprKind::And(v))
-        }
-        kind => expr(
-            file,
-            l,
-            r,
-            ExprKind::And(vec![Expr { kind, span: a.span }, c]),
-        ),
-    }
-}
-
-pub(crate) fn spec_or(file: FileId, l: usize, r: usize, a: SpecExpr, c: SpecExpr) -> SpecExpr {
-    match a {
-        SpecExpr::Or(mut v, _) => {
-            v.push(c);
-            SpecExpr::Or(v, span(file, l, r))
-        }
-        a => SpecExpr::Or(vec![a, c], span(file, l, r)),
-    }
-}
-
-pub(crate) fn spec_and(file: FileId, l: usize, r: usize, a: SpecExpr, c: SpecExpr) -> SpecExpr {
-    match a {
-        SpecExpr::And(mut v, _) => {
-            v.push(c);
-            SpecExpr::And(v, span(file, l, r))
-        }
-        a => SpecExpr::And(vec![a, c], span(file, l, r)),
-    }
-}
-
-/// `( spec_expr ) members as $ref`: members and a capture apply only to a parenthesized bare name.
-pub(crate) fn group(
-    file: FileId,
-    l: usize,
-    r: usize,
-    e: SpecExpr,
-    members: Vec<Member>,
-    capture: Option<Var>,
-) -> Res<SpecExpr> {
-    if members.is_empty() && capture.is_none() {
-        return Ok(e);
-    }
-    match e {
-        SpecExpr::Spec(s)
-            if s.args == Args::None && s.members.is_empty() && s.capture.is_none() =>
-        {
-            Ok(SpecExpr::Spec(Spec {
-                target: s.target,
-                args: Args::None,
-                members,
-                capture,
-                span: span(file, l, r),
-            }))
-        }
-        other => fail(UserErrorKind::MemberOnGroup, other.span()),
-    }
-}
-
-pub(crate) fn words(text: &str, words: &[(usize, usize)]) -> String {
-    let mut name = String::new();
-    for &(l, r) in words {
-        if !name.is_empty() {
-            name.push(' ');
-        }
-        name.push_str(text.get(l..r).unwrap_or(""));
-    }
-    name
-}
-
-#[expect(
-    clippy::too_many_arguments,
-    reason = "the grammar action passes each piece it matched"
-)]
-pub(crate) fn spec_named(
-    text: &str,
-    file: FileId,
-    l: usize,
-    r: usize,
-    (nl, nr, n): (usize, usize, &[(usize, usize)]),
-    args: Args,
-    members: Vec<Member>,
-    capture: Option<Var>,
-) -> Spec {
-    let target = SpecTarget::Name {
-        name: words(text, n),
-        span: span(file, nl, nr),
-    };
-    Spec {
-        target,
-        args,
-        members,
-        capture,
-        span: span(file, l, r),
-    }
-}
-
-pub(crate) fn spec_ref(
-    file: FileId,
-    l: usize,
-    r: usize,
-    v: Var,
-    members: Vec<Member>,
-    capture: Option<Var>,
-) -> Spec {
-    Spec {
-        target: SpecTarget::Ref(v),
-        args: Args::None,
-        members,
-        capture,
-        span: span(file, l, r),
-    }
-}
-
-pub(crate) fn member(
-    text: &str,
-    file: FileId,
-    l: usize,
-    r: usize,
-    n: (usize, usize),
-    args: Option<Vec<Arg>>,
-) -> Member {
-    Member {
-        name: text_of(text, n),
-        args,
-        span: span(file, l, r),
-    }
-}
-
-pub(crate) fn arg(file: FileId, l: usize, r: usize, name: Option<String>, value: Expr) -> Arg {
-    Arg {
-        name,
-        value,
-        span: span(file, l, r),
-    }
-}
-
-/// Positional arguments must come before named ones.
-pub(crate) fn check_args(args: Vec<Arg>) -> Res<Vec<Arg>> {
-    let mut named = false;
-    for a in &args {
-        match (&a.name, named) {
-            (Some(_), _) => named = true,
-            (None, true) => return fail(UserErrorKind::PositionalAfterNamed, a.span),
-            (None, false) => {}
-        }
-    }
-    Ok(args)
-}
-
-/// Positional arguments must come before named ones in calls too.
-pub(crate) fn check_call_args(args: Vec<CallArg>) -> Res<Vec<CallArg>> {
-    let mut named = false;
-    for a in &args {
-        match a {
-            CallArg::Named(..) | CallArg::DoubleStar(_) => named = true,
-            CallArg::Positional(e) if named => {
-                return fail(UserErrorKind::PositionalAfterNamed, e.span);
-            }
-            _ => {}
-        }
-    }
-    Ok(args)
 }
 
 pub(crate) fn import_module(
@@ -343,96 +144,638 @@ pub(crate) fn import_string(
     }
 }
 
-pub(crate) fn param(
-    text: &str,
-    file: FileId,
-    l: usize,
-    r: usize,
-    v: Var,
-    default: Option<Expr>,
-) -> Param {
-    let default_text = default
-        .as_ref()
-        .map(|d| text.get(d.span.range()).unwrap_or("").to_string());
-    Param {
-        name: v.name,
-        default,
-        default_text,
-        span: span(file, l, r),
-    }
+/// How a spec's arguments were written, and how many there are.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum ArgsCount {
+    Classic(usize),
+    Simple(usize),
 }
 
-/// Decorator arguments go through a literal evaluation; positional ones are keyed `$0`, `$1`, ...
-pub(crate) fn decorator(
-    text: &str,
-    file: FileId,
-    l: usize,
-    r: usize,
-    n: (usize, usize),
-    args: Option<Vec<Arg>>,
-) -> Res<Decorator> {
-    let args = check_args(args.unwrap_or_default())?;
-    let mut parameters = Vec::with_capacity(args.len());
-    let mut position = 0usize;
-    for a in args {
-        let Some(value) = literal(text, &a.value) else {
-            return fail(UserErrorKind::NonLiteralDecoratorArgument, a.value.span);
-        };
-        let key = match a.name {
-            Some(name) => name,
-            None => {
-                position += 1;
-                format!("${}", position - 1)
-            }
-        };
-        parameters.push((key, value));
-    }
-    Ok(Decorator {
-        name: text_of(text, n),
-        parameters,
-        span: span(file, l, r),
-    })
+/// Takes the last `n` nodes of `stack`, in order.
+fn take<T>(stack: &mut Vec<T>, n: usize) -> Vec<T> {
+    let at = stack.len().saturating_sub(n);
+    stack.split_off(at)
 }
 
-#[expect(
-    clippy::too_many_arguments,
-    reason = "the grammar action passes each piece it matched"
-)]
-pub(crate) fn flow(
-    text: &str,
-    file: FileId,
-    l: usize,
-    r: usize,
+/// The nodes the grammar's actions have built and not yet placed in their parent, one stack per
+/// kind of node. An action pops its children and pushes its node; a list rule yields only its
+/// length, and the rule holding the list takes that many. The parser's symbols then carry no
+/// large node, which makes every shift and every (often unit) reduction cheap.
+///
+/// INVARIANT: when an action runs, the children it pops are on top of their stacks, last child
+/// on top: the parser reduces bottom-up and left to right, and each child's own children were
+/// taken when the child was built. The grammar has no error recovery, so no reduction is ever
+/// undone; a parse that fails leaves junk behind, which [`Pending::clear`] removes before the
+/// next parse. Popping an empty stack (impossible by the invariant) yields a placeholder node
+/// rather than a panic.
+#[derive(Debug, Default)]
+pub(crate) struct Pending {
+    pub stmts: Vec<Stmt>,
+    pub kinds: Vec<StmtKind>,
+    exprs: Vec<Expr>,
+    specs: Vec<SpecExpr>,
+    args: Vec<Arg>,
+    call_args: Vec<CallArg>,
+    members: Vec<Member>,
+    params: Vec<Param>,
     decorators: Vec<Decorator>,
-    (nl, nr, n): (usize, usize, &[(usize, usize)]),
-    params: Option<Vec<Param>>,
-    returns: Option<Vec<Param>>,
-    body: Vec<Stmt>,
-) -> Flow {
-    Flow {
-        decorators,
-        name: words(text, n),
-        name_span: span(file, nl, nr),
-        parameters: params.unwrap_or_default(),
-        return_members: returns.unwrap_or_default(),
-        body,
-        span: span(file, l, r),
-        line: 0,
+    dict: Vec<DictEntry>,
+    subscripts: Vec<Subscript>,
+    if_arms: Vec<Branch<Expr>>,
+    when_arms: Vec<Branch<SpecExpr>>,
+}
+
+fn placeholder(file: FileId) -> Expr {
+    Expr {
+        kind: ExprKind::None,
+        span: span(file, 0, 0),
     }
 }
 
-/// `x[...]` needs at least one subscript.
-pub(crate) fn subscripts(
-    mut v: Vec<Subscript>,
-    last: Option<Subscript>,
-    close: usize,
-) -> Res<Vec<Subscript>> {
-    v.extend(last);
-    if v.is_empty() {
-        return Err(ParseError::UnrecognizedToken {
-            token: (close, Tok::RBracket, close + 1),
-            expected: Vec::new(),
+impl Pending {
+    /// Forgets everything, after a parse that failed.
+    pub fn clear(&mut self) {
+        *self = Pending::default();
+    }
+
+    fn pop_expr(&mut self) -> Expr {
+        self.exprs.pop().unwrap_or_else(|| placeholder(FileId(0)))
+    }
+
+    fn pop_spec(&mut self) -> SpecExpr {
+        self.specs.pop().unwrap_or_else(|| {
+            SpecExpr::Spec(Spec {
+                target: SpecTarget::Name {
+                    name: SmolStr::default(),
+                    span: span(FileId(0), 0, 0),
+                },
+                args: Args::None,
+                members: Vec::new(),
+                capture: None,
+                span: span(FileId(0), 0, 0),
+            })
+        })
+    }
+
+    fn pop_kind(&mut self) -> StmtKind {
+        self.kinds.pop().unwrap_or(StmtKind::Pass)
+    }
+
+    // ----- statements -----
+
+    pub fn stmt(&mut self, file: FileId, l: usize, r: usize, kind: StmtKind) {
+        self.stmts.push(Stmt {
+            kind,
+            span: span(file, l, r),
         });
     }
-    Ok(v)
+
+    pub fn simple_stmt(&mut self, file: FileId, l: usize, r: usize) {
+        let kind = self.pop_kind();
+        self.stmt(file, l, r, kind);
+    }
+
+    pub fn take_stmts(&mut self, n: usize) -> Vec<Stmt> {
+        take(&mut self.stmts, n)
+    }
+
+    pub fn spec_stmt(&mut self, op: SpecOp, implicit: bool, capture: Option<Var>) {
+        let expr = self.pop_spec();
+        self.kinds.push(StmtKind::Spec {
+            op,
+            implicit,
+            capture,
+            expr,
+        });
+    }
+
+    pub fn assign(&mut self, target: Var, op: AssignOp) {
+        let value = self.pop_expr();
+        self.kinds.push(StmtKind::Assign { target, op, value });
+    }
+
+    pub fn expr_kind(&mut self, kind: fn(Expr) -> StmtKind) {
+        let e = self.pop_expr();
+        self.kinds.push(kind(e));
+    }
+
+    pub fn optional_expr_kind(&mut self, present: bool, kind: fn(Option<Expr>) -> StmtKind) {
+        let e = present.then(|| self.pop_expr());
+        self.kinds.push(kind(e));
+    }
+
+    pub fn if_arm(&mut self, file: FileId, l: usize, r: usize, body: Vec<Stmt>) {
+        let cond = self.pop_expr();
+        self.if_arms.push(Branch {
+            cond,
+            body,
+            span: span(file, l, r),
+        });
+    }
+
+    pub fn when_arm(&mut self, file: FileId, l: usize, r: usize, body: Vec<Stmt>) {
+        let cond = self.pop_spec();
+        self.when_arms.push(Branch {
+            cond,
+            body,
+            span: span(file, l, r),
+        });
+    }
+
+    /// `if` with `more` `elif` arms.
+    pub fn if_stmt(
+        &mut self,
+        file: FileId,
+        l: usize,
+        r: usize,
+        more: usize,
+        else_body: Option<Vec<Stmt>>,
+    ) {
+        let branches = take(&mut self.if_arms, more + 1);
+        self.stmt(
+            file,
+            l,
+            r,
+            StmtKind::If {
+                branches,
+                else_body,
+            },
+        );
+    }
+
+    /// `when` with `more` `or when` arms.
+    pub fn when_stmt(
+        &mut self,
+        file: FileId,
+        l: usize,
+        r: usize,
+        more: usize,
+        else_body: Option<Vec<Stmt>>,
+    ) {
+        let branches = take(&mut self.when_arms, more + 1);
+        self.stmt(
+            file,
+            l,
+            r,
+            StmtKind::When {
+                branches,
+                else_body,
+            },
+        );
+    }
+
+    pub fn while_stmt(&mut self, file: FileId, l: usize, r: usize, body: Vec<Stmt>) {
+        let cond = self.pop_expr();
+        self.stmt(file, l, r, StmtKind::While { cond, body });
+    }
+
+    // ----- flows -----
+
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the grammar action passes each piece it matched"
+    )]
+    pub fn flow(
+        &mut self,
+        file: FileId,
+        l: usize,
+        r: usize,
+        decorators: usize,
+        (nl, nr, name): (usize, usize, SmolStr),
+        params: Option<usize>,
+        returns: Option<usize>,
+        body: Vec<Stmt>,
+    ) -> Box<Flow> {
+        let return_members = take(&mut self.params, returns.unwrap_or(0));
+        let parameters = take(&mut self.params, params.unwrap_or(0));
+        Box::new(Flow {
+            decorators: take(&mut self.decorators, decorators),
+            name,
+            name_span: span(file, nl, nr),
+            parameters,
+            return_members,
+            body,
+            span: span(file, l, r),
+            line: 0,
+        })
+    }
+
+    pub fn param(&mut self, text: &str, file: FileId, l: usize, r: usize, v: Var, default: bool) {
+        let default = default.then(|| self.pop_expr());
+        let default_text = default
+            .as_ref()
+            .map(|d| text.get(d.span.range()).unwrap_or("").to_string());
+        self.params.push(Param {
+            name: v.name,
+            default,
+            default_text,
+            span: span(file, l, r),
+        });
+    }
+
+    /// Decorator arguments go through a literal evaluation; positional ones are keyed `$0`,
+    /// `$1`, ...
+    pub fn decorator(
+        &mut self,
+        text: &str,
+        file: FileId,
+        l: usize,
+        r: usize,
+        n: (usize, usize),
+        args: Option<usize>,
+    ) -> Res<()> {
+        let args = take(&mut self.args, args.unwrap_or(0));
+        check_arg_order(&args)?;
+        let mut parameters = Vec::with_capacity(args.len());
+        let mut position = 0usize;
+        for a in args {
+            let Some(value) = literal(text, &a.value) else {
+                return fail(UserErrorKind::NonLiteralDecoratorArgument, a.value.span);
+            };
+            let key = match a.name {
+                Some(name) => name.to_string(),
+                None => {
+                    position += 1;
+                    format!("${}", position - 1)
+                }
+            };
+            parameters.push((key, value));
+        }
+        self.decorators.push(Decorator {
+            name: name_of(text, n),
+            parameters,
+            span: span(file, l, r),
+        });
+        Ok(())
+    }
+
+    // ----- specs -----
+
+    pub fn spec_or(&mut self, file: FileId, l: usize, r: usize) {
+        let c = self.pop_spec();
+        let a = self.pop_spec();
+        self.specs.push(match a {
+            SpecExpr::Or(mut v, _) => {
+                v.push(c);
+                SpecExpr::Or(v, span(file, l, r))
+            }
+            a => SpecExpr::Or(vec![a, c], span(file, l, r)),
+        });
+    }
+
+    pub fn spec_and(&mut self, file: FileId, l: usize, r: usize) {
+        let c = self.pop_spec();
+        let a = self.pop_spec();
+        self.specs.push(match a {
+            SpecExpr::And(mut v, _) => {
+                v.push(c);
+                SpecExpr::And(v, span(file, l, r))
+            }
+            a => SpecExpr::And(vec![a, c], span(file, l, r)),
+        });
+    }
+
+    /// `( spec_expr ) members as $ref`: members and a capture apply only to a parenthesized bare
+    /// name.
+    pub fn group(
+        &mut self,
+        file: FileId,
+        l: usize,
+        r: usize,
+        members: usize,
+        capture: Option<Var>,
+    ) -> Res<()> {
+        let members = take(&mut self.members, members);
+        let e = self.pop_spec();
+        if members.is_empty() && capture.is_none() {
+            self.specs.push(e);
+            return Ok(());
+        }
+        match e {
+            SpecExpr::Spec(s)
+                if s.args == Args::None && s.members.is_empty() && s.capture.is_none() =>
+            {
+                self.specs.push(SpecExpr::Spec(Spec {
+                    target: s.target,
+                    args: Args::None,
+                    members,
+                    capture,
+                    span: span(file, l, r),
+                }));
+                Ok(())
+            }
+            other => fail(UserErrorKind::MemberOnGroup, other.span()),
+        }
+    }
+
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the grammar action passes each piece it matched"
+    )]
+    pub fn spec_named(
+        &mut self,
+        file: FileId,
+        l: usize,
+        r: usize,
+        (nl, nr, name): (usize, usize, SmolStr),
+        args: Option<ArgsCount>,
+        members: usize,
+        capture: Option<Var>,
+    ) {
+        let members = take(&mut self.members, members);
+        let args = match args {
+            None => Args::None,
+            Some(ArgsCount::Classic(n)) => Args::Classic(take(&mut self.args, n)),
+            Some(ArgsCount::Simple(n)) => Args::Simple(take(&mut self.args, n)),
+        };
+        self.specs.push(SpecExpr::Spec(Spec {
+            target: SpecTarget::Name {
+                name,
+                span: span(file, nl, nr),
+            },
+            args,
+            members,
+            capture,
+            span: span(file, l, r),
+        }));
+    }
+
+    pub fn spec_ref(
+        &mut self,
+        file: FileId,
+        l: usize,
+        r: usize,
+        v: Var,
+        members: usize,
+        capture: Option<Var>,
+    ) {
+        let members = take(&mut self.members, members);
+        self.specs.push(SpecExpr::Spec(Spec {
+            target: SpecTarget::Ref(v),
+            args: Args::None,
+            members,
+            capture,
+            span: span(file, l, r),
+        }));
+    }
+
+    pub fn member(
+        &mut self,
+        text: &str,
+        file: FileId,
+        l: usize,
+        r: usize,
+        n: (usize, usize),
+        args: Option<usize>,
+    ) {
+        let args = args.map(|n| take(&mut self.args, n));
+        self.members.push(Member {
+            name: name_of(text, n),
+            args,
+            span: span(file, l, r),
+        });
+    }
+
+    pub fn arg(&mut self, file: FileId, l: usize, r: usize, name: Option<SmolStr>) {
+        let value = self.pop_expr();
+        self.args.push(Arg {
+            name,
+            value,
+            span: span(file, l, r),
+        });
+    }
+
+    /// Positional arguments must come before named ones: checks the last `n` arguments.
+    pub fn check_args(&self, n: usize) -> Res<()> {
+        let at = self.args.len().saturating_sub(n);
+        check_arg_order(self.args.get(at..).unwrap_or(&[]))
+    }
+
+    // ----- expressions -----
+
+    fn push_expr(&mut self, file: FileId, l: usize, r: usize, kind: ExprKind) {
+        self.exprs.push(Expr {
+            kind,
+            span: span(file, l, r),
+        });
+    }
+
+    pub fn leaf(&mut self, file: FileId, l: usize, r: usize, kind: ExprKind) {
+        self.push_expr(file, l, r, kind);
+    }
+
+    pub fn or(&mut self, file: FileId, l: usize, r: usize) {
+        let c = self.pop_expr();
+        let a = self.pop_expr();
+        let kind = match a.kind {
+            ExprKind::Or(mut v) => {
+                v.push(c);
+                ExprKind::Or(v)
+            }
+            kind => ExprKind::Or(vec![Expr { kind, span: a.span }, c]),
+        };
+        self.push_expr(file, l, r, kind);
+    }
+
+    pub fn and(&mut self, file: FileId, l: usize, r: usize) {
+        let c = self.pop_expr();
+        let a = self.pop_expr();
+        let kind = match a.kind {
+            ExprKind::And(mut v) => {
+                v.push(c);
+                ExprKind::And(v)
+            }
+            kind => ExprKind::And(vec![Expr { kind, span: a.span }, c]),
+        };
+        self.push_expr(file, l, r, kind);
+    }
+
+    pub fn not(&mut self, file: FileId, l: usize, r: usize) {
+        let e = self.pop_expr();
+        self.push_expr(file, l, r, ExprKind::Not(Box::new(e)));
+    }
+
+    pub fn compare(&mut self, file: FileId, l: usize, r: usize, op: CmpOp) {
+        let c = self.pop_expr();
+        let a = self.pop_expr();
+        let kind = match a.kind {
+            ExprKind::Compare { first, mut rest } => {
+                rest.push((op, c));
+                ExprKind::Compare { first, rest }
+            }
+            kind => ExprKind::Compare {
+                first: Box::new(Expr { kind, span: a.span }),
+                rest: vec![(op, c)],
+            },
+        };
+        self.push_expr(file, l, r, kind);
+    }
+
+    pub fn binary(&mut self, file: FileId, l: usize, r: usize, op: BinOp) {
+        let c = self.pop_expr();
+        let a = self.pop_expr();
+        self.push_expr(
+            file,
+            l,
+            r,
+            ExprKind::Binary {
+                op,
+                lhs: Box::new(a),
+                rhs: Box::new(c),
+            },
+        );
+    }
+
+    pub fn unary(&mut self, file: FileId, l: usize, r: usize, op: UnaryOp) {
+        let e = self.pop_expr();
+        self.push_expr(
+            file,
+            l,
+            r,
+            ExprKind::Unary {
+                op,
+                operand: Box::new(e),
+            },
+        );
+    }
+
+    /// `x[...]` with `n` subscripts; it needs at least one.
+    pub fn index(&mut self, file: FileId, l: usize, r: usize, n: usize, close: usize) -> Res<()> {
+        let subscripts = take(&mut self.subscripts, n);
+        if subscripts.is_empty() {
+            return Err(ParseError::UnrecognizedToken {
+                token: (close, Tok::RBracket, close + 1),
+                expected: Vec::new(),
+            });
+        }
+        let base = Box::new(self.pop_expr());
+        self.push_expr(file, l, r, ExprKind::Index { base, subscripts });
+        Ok(())
+    }
+
+    pub fn attr(&mut self, file: FileId, l: usize, r: usize, n: (usize, usize)) {
+        let base = Box::new(self.pop_expr());
+        let attr = span(file, n.0, n.1);
+        self.push_expr(file, l, r, ExprKind::Attr { base, attr });
+    }
+
+    pub fn method(
+        &mut self,
+        file: FileId,
+        l: usize,
+        r: usize,
+        n: (usize, usize),
+        args: usize,
+    ) -> Res<()> {
+        let args = take(&mut self.call_args, args);
+        check_call_arg_order(&args)?;
+        let receiver = Box::new(self.pop_expr());
+        let method = span(file, n.0, n.1);
+        self.push_expr(
+            file,
+            l,
+            r,
+            ExprKind::Method {
+                receiver,
+                method,
+                args,
+            },
+        );
+        Ok(())
+    }
+
+    pub fn call(
+        &mut self,
+        file: FileId,
+        l: usize,
+        r: usize,
+        f: (usize, usize),
+        args: usize,
+    ) -> Res<()> {
+        let args = take(&mut self.call_args, args);
+        check_call_arg_order(&args)?;
+        let func = span(file, f.0, f.1);
+        self.push_expr(file, l, r, ExprKind::Call { func, args });
+        Ok(())
+    }
+
+    /// A list or set of the last `n` expressions.
+    pub fn list(
+        &mut self,
+        file: FileId,
+        l: usize,
+        r: usize,
+        n: usize,
+        kind: fn(Vec<Expr>) -> ExprKind,
+    ) {
+        let items = take(&mut self.exprs, n);
+        self.push_expr(file, l, r, kind(items));
+    }
+
+    pub fn dict(&mut self, file: FileId, l: usize, r: usize, n: usize) {
+        let entries = take(&mut self.dict, n);
+        self.push_expr(file, l, r, ExprKind::Dict(entries));
+    }
+
+    pub fn dict_pair(&mut self) {
+        let v = self.pop_expr();
+        let k = self.pop_expr();
+        self.dict.push(DictEntry::Pair(k, v));
+    }
+
+    pub fn dict_spread(&mut self) {
+        let e = self.pop_expr();
+        self.dict.push(DictEntry::Spread(e));
+    }
+
+    pub fn call_arg(&mut self, kind: fn(Expr) -> CallArg) {
+        let e = self.pop_expr();
+        self.call_args.push(kind(e));
+    }
+
+    pub fn named_call_arg(&mut self, name: Span) {
+        let e = self.pop_expr();
+        self.call_args.push(CallArg::Named(name, e));
+    }
+
+    pub fn subscript_index(&mut self) {
+        let e = self.pop_expr();
+        self.subscripts.push(Subscript::Index(e));
+    }
+
+    pub fn subscript_slice(&mut self, lower: bool, upper: bool, step: bool) {
+        let step = step.then(|| self.pop_expr());
+        let upper = upper.then(|| self.pop_expr());
+        let lower = lower.then(|| self.pop_expr());
+        self.subscripts
+            .push(Subscript::Slice { lower, upper, step });
+    }
+}
+
+/// Positional arguments must come before named ones.
+fn check_arg_order(args: &[Arg]) -> Res<()> {
+    let mut named = false;
+    for a in args {
+        match (&a.name, named) {
+            (Some(_), _) => named = true,
+            (None, true) => return fail(UserErrorKind::PositionalAfterNamed, a.span),
+            (None, false) => {}
+        }
+    }
+    Ok(())
+}
+
+/// Positional arguments must come before named ones in calls too.
+fn check_call_arg_order(args: &[CallArg]) -> Res<()> {
+    let mut named = false;
+    for a in args {
+        match a {
+            CallArg::Named(..) | CallArg::DoubleStar(_) => named = true,
+            CallArg::Positional(e) if named => {
+                return fail(UserErrorKind::PositionalAfterNamed, e.span);
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }

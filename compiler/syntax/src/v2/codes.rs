@@ -56,6 +56,8 @@ pub const RETURN_MEMBERS_WITHOUT_COMMAS: Code = code("E1348", "return-members-wi
 pub const COMMENT_AFTER_DECORATOR: Code = code("E1349", "comment-after-decorator");
 /// The file ends in the middle of a construct.
 pub const UNEXPECTED_END: Code = code("E1350", "unexpected-end-of-file");
+/// More errors than a file reports (see [`crate::MAX_ERRORS`]).
+pub const TOO_MANY_ERRORS: Code = code("E1351", "too-many-errors");
 
 /// A positional argument after a named one.
 pub const POSITIONAL_AFTER_NAMED: Code = code("E1400", "positional-after-named-argument");

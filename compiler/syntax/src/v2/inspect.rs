@@ -32,7 +32,7 @@ pub fn inspect(module: &Module) -> Value {
                 "op": a.op.as_str(),
                 "action": a.name,
                 "tool": a.tool,
-                "arguments": a.args.list().iter().map(|x| x.name.clone().map_or(Value::Null, Value::String)).collect::<Vec<_>>(),
+                "arguments": a.args.list().iter().map(|x| x.name.as_deref().map_or(Value::Null, |n| Value::String(n.to_string()))).collect::<Vec<_>>(),
             })
         })
         .collect();
@@ -55,11 +55,11 @@ fn flow(f: &Flow) -> Value {
                 .iter()
                 .map(|(k, v)| (k.clone(), literal(v)))
                 .collect();
-            json!({ "name": d.name, "parameters": params })
+            json!({ "name": d.name.as_str(), "parameters": params })
         })
         .collect();
     json!({
-        "name": f.name,
+        "name": f.name.as_str(),
         "parameters": f.parameters.iter().map(param).collect::<Vec<_>>(),
         "return_members": f.return_members.iter().map(param).collect::<Vec<_>>(),
         "decorators": decorators,
@@ -68,7 +68,7 @@ fn flow(f: &Flow) -> Value {
 }
 
 fn param(p: &Param) -> Value {
-    json!({ "name": p.name, "default": p.default_text })
+    json!({ "name": p.name.as_str(), "default": p.default_text })
 }
 
 /// A literal as JSON (dict keys become their text; sets become lists).

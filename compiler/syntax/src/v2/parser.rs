@@ -6,7 +6,7 @@ use lalrpop_util::ParseError;
 use stalwart_diagnostics::{Diagnostic, FileId, Span};
 
 use super::ast::{Flow, Item, Module, Stmt, StmtKind};
-use super::builder::{UserError, UserErrorKind};
+use super::builder::{Pending, UserError, UserErrorKind};
 use super::codes;
 use super::layout::layout;
 use super::token::Tok;
@@ -43,21 +43,9 @@ pub(crate) fn parse(file: FileId, text: &str) -> Parse<Module> {
             diagnostics: vec![d],
         };
     }
-    let layout = layout(file, text);
-    let mut diagnostics = layout.diagnostics;
-    let parser = colang_v2::BlockParser::new();
-    for block in layout.blocks {
-        let Some(toks) = layout.toks.get(block) else {
-            continue;
-        };
-        if toks.iter().any(|t| t.1 == Tok::Error) {
-            continue; // already reported by the layout pass
-        }
-        match parser.parse(text, file, toks.iter().copied()) {
-            Ok(stmts) => add_items(&mut module, stmts, &mut diagnostics),
-            Err(e) => diagnostics.push(translate(e, toks, text, file)),
-        }
-    }
+    let mut layout = layout(file, text);
+    let mut diagnostics = std::mem::take(&mut layout.diagnostics);
+    parse_blocks(file, text, &layout, &mut module, &mut diagnostics);
     module.generated = layout.generated;
     module.exclude_from_llm = text
         .lines()
@@ -68,13 +56,63 @@ pub(crate) fn parse(file: FileId, text: &str) -> Parse<Module> {
             set_lines(f, &lines);
         }
     }
+    crate::cap_errors(&mut diagnostics, codes::TOO_MANY_ERRORS);
     Parse {
         value: module,
         diagnostics,
     }
 }
 
-fn add_items(module: &mut Module, stmts: Vec<Stmt>, diagnostics: &mut Vec<Diagnostic>) {
+/// Parses the top-level blocks of the layout into the module's items.
+///
+/// Each block is parsed on its own so that a broken one does not hide the others, and a block
+/// holding a place the layout pass already reported is not parsed. When no block has such a
+/// place and the whole stream parses, that parse is the same as the block by block one
+/// (INVARIANT: no statement spans two blocks, since a block starts at a column-0 `flow`,
+/// decorator or `import` line, which cannot continue the statement before it: see `layout`), so
+/// it is tried first: one parser run instead of one per block.
+fn parse_blocks(
+    file: FileId,
+    text: &str,
+    layout: &super::layout::Layout,
+    module: &mut Module,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let parser = colang_v2::BlockParser::new();
+    let mut pending = Pending::default();
+    let clean = !layout.toks.iter().any(|t| t.1 == Tok::Error);
+    if clean && layout.blocks.len() > 1 {
+        if parser
+            .parse(text, file, &mut pending, layout.toks.iter().copied())
+            .is_ok()
+        {
+            add_items(module, pending.stmts.drain(..), diagnostics);
+            return;
+        }
+        pending.clear();
+    }
+    for block in &layout.blocks {
+        let Some(toks) = layout.toks.get(block.clone()) else {
+            continue;
+        };
+        if !clean && toks.iter().any(|t| t.1 == Tok::Error) {
+            continue; // already reported by the layout pass
+        }
+        match parser.parse(text, file, &mut pending, toks.iter().copied()) {
+            Ok(()) => add_items(module, pending.stmts.drain(..), diagnostics),
+            Err(e) => {
+                pending.clear();
+                diagnostics.push(translate(e, toks, text, file));
+            }
+        }
+    }
+}
+
+fn add_items(
+    module: &mut Module,
+    stmts: impl Iterator<Item = Stmt>,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
     for s in stmts {
         match s.kind {
             StmtKind::Flow(f) => module.items.push(Item::Flow(*f)),
