@@ -187,6 +187,7 @@ fn bench() -> Result<(), String> {
                 bounds,
                 cache: false,
                 engines: only.map(|e| vec![e.to_string()]),
+                advisories: None,
             };
             let mut times = Vec::new();
             let mut summary = None;
@@ -207,6 +208,7 @@ fn bench() -> Result<(), String> {
             bounds,
             cache: true,
             engines: None,
+            advisories: None,
         };
         run(&path, &warm_options)?;
         let mut hits = Vec::new();

@@ -25,6 +25,10 @@ pub struct VerifyOptions {
     pub cache: bool,
     /// An advisory file (`stalwart-advisories/1`) read beside the advisories built in (QG022).
     pub advisories: Option<PathBuf>,
+    /// Only these engines (by name, of `stalwart_analyzer::ENGINES`) answer, for timing one
+    /// engine alone; `None`: every engine, compared. A proof by some engines only is never read
+    /// from or written to the cache.
+    pub engines: Option<Vec<String>>,
 }
 
 impl Default for VerifyOptions {
@@ -33,6 +37,7 @@ impl Default for VerifyOptions {
             bounds: Bounds::default(),
             cache: true,
             advisories: None,
+            engines: None,
         }
     }
 }

@@ -82,7 +82,9 @@ fn editing_the_tool_module_reruns_only_what_reads_it() {
             "parse_python_tools",
             "agent_catalogue",
             "analyze_agent",
-            "lower_agent_file"
+            "lower_agent_file",
+            // The edited module's line index, for the places of its tools' spans.
+            "line_starts"
         ],
         "{rerun:?}"
     );

@@ -12,7 +12,7 @@ pub fn used_flows_v1(module: &v1::ast::Module) -> Vec<(String, Span)> {
         match item {
             v1::ast::Item::Flow(f) => {
                 if let Some(name) = &f.name {
-                    out.push((name.text.clone(), name.span));
+                    out.push((name.text.to_string(), name.span));
                 }
                 runs_v1(&f.body, &mut out);
             }
@@ -28,7 +28,7 @@ fn runs_v1(stmts: &[v1::ast::Stmt], out: &mut Vec<(String, Span)>) {
     use v1::ast::StmtKind;
     for stmt in stmts {
         match &stmt.kind {
-            StmtKind::Do(name) => out.push((name.text.clone(), name.span)),
+            StmtKind::Do(name) => out.push((name.text.to_string(), name.span)),
             StmtKind::If(branch) => {
                 for b in &branch.branches {
                     runs_v1(&b.body, out);
@@ -60,7 +60,7 @@ pub fn used_flows_v2(module: &v2::ast::Module) -> Vec<(String, Span)> {
     }
     let mut out = Vec::new();
     for flow in flows {
-        out.push((flow.name.clone(), flow.name_span));
+        out.push((flow.name.to_string(), flow.name_span));
         runs_v2(&flow.body, &mut out);
     }
     for item in &module.items {
@@ -101,7 +101,7 @@ fn spec_flows(e: &v2::ast::SpecExpr, out: &mut Vec<(String, Span)>) {
                 && !name.starts_with("bot ")
                 && !name.starts_with("user ")
             {
-                out.push((name.clone(), *span));
+                out.push((name.to_string(), *span));
             }
         }
         SpecExpr::And(v, _) | SpecExpr::Or(v, _) => {
