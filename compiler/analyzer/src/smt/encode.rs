@@ -418,7 +418,7 @@ impl<'s, 'a> Unrolling<'s, 'a> {
         let none = t.agents as u64;
         for (i, row) in t.rows.iter().enumerate() {
             let agent = row.agent.map_or(none, |a| a as u64);
-            out.push(step.edge.eq(i as u64).implies(&and(&[
+            out.push(step.edge.eq(i as u64).implies(and(&[
                 next.node.eq(row.to as u64),
                 step.class.eq(row.class),
                 step.edge_agent.eq(agent),
@@ -578,7 +578,7 @@ impl<'s, 'a> Unrolling<'s, 'a> {
                 continue;
             }
             if let Some(into) = self.reaches_by(j, nodes.iter().copied(), 1 << CALL) {
-                out.push(and(&[guarded.clone(), into]).implies(&self.allows(s, tool)));
+                out.push(and(&[guarded.clone(), into]).implies(self.allows(s, tool)));
             }
         }
         let is = |p: &dyn Fn(&crate::catalogue::ToolFacts) -> bool| {

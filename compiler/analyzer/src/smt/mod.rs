@@ -49,7 +49,7 @@ pub fn solve(sys: &System<'_>) -> BTreeMap<Obligation, Answer> {
             let query = Bool::new_const(format!("query_{j}_{round}"));
             round += 1;
             let any: Vec<Bool> = events.iter().map(|(_, e)| e.clone()).collect();
-            smt.assert(&query.implies(&Bool::or(&any)));
+            smt.assert(&query.implies(Bool::or(&any)));
             match smt.check(&query) {
                 Outcome::Sat(model) => {
                     let path = decode::witness(&model, &unrolling, j);
@@ -69,7 +69,7 @@ pub fn solve(sys: &System<'_>) -> BTreeMap<Obligation, Answer> {
                         break 'transitions;
                     }
                 }
-                Outcome::Unsat { .. } => break,
+                Outcome::Unsat => break,
                 Outcome::Unknown => {
                     undecided = true;
                     break 'transitions;

@@ -11,10 +11,8 @@ use z3::{Model, Params, SatResult, Solver};
 #[derive(Debug)]
 pub(crate) enum Outcome {
     Sat(Model),
-    /// `infeasible`: unsatisfiable without the query's assumption, so no longer path exists.
-    Unsat {
-        infeasible: bool,
-    },
+    /// No model: the query's event cannot happen within the unrolling.
+    Unsat,
     /// The solver gave up, or the budget ran out.
     Unknown,
 }
@@ -30,7 +28,7 @@ impl Smt {
     /// A solver that answers unknown once `budget_ms` milliseconds have passed.
     pub(crate) fn new(budget_ms: u32) -> Self {
         Self {
-            solver: Solver::new_for_logic("QF_BV").unwrap_or_else(Solver::new),
+            solver: Solver::new_for_logic("QF_BV").unwrap_or_default(),
             deadline: Instant::now() + Duration::from_millis(u64::from(budget_ms)),
         }
     }
@@ -57,9 +55,7 @@ impl Smt {
                 Some(model) => Outcome::Sat(model),
                 None => Outcome::Unknown,
             },
-            SatResult::Unsat => Outcome::Unsat {
-                infeasible: self.solver.get_unsat_core().is_empty(),
-            },
+            SatResult::Unsat => Outcome::Unsat,
             SatResult::Unknown => Outcome::Unknown,
         }
     }
