@@ -51,46 +51,45 @@ fn render(text: &str, diagnostics: &[Diagnostic]) -> String {
     render_text(&files, diagnostics)
 }
 
-#[test]
-fn bad_fixtures_give_errors() {
-    let paths = fixtures("bad");
-    assert!(paths.len() >= 35, "only {} bad fixtures", paths.len());
+/// Checks every fixture of `folder` with `expect`, and snapshots what it renders under
+/// `snapshots/<folder>`.
+fn snapshot_each(folder: &str, expect: impl Fn(&str, &[Diagnostic])) {
+    let paths = fixtures(folder);
+    assert!(!paths.is_empty(), "no fixture in {folder}");
     let mut settings = insta::Settings::clone_current();
-    settings.set_snapshot_path("snapshots/bad");
+    settings.set_snapshot_path(format!("snapshots/{folder}"));
     settings.set_prepend_module_to_snapshot(false);
     settings.bind(|| {
         for path in &paths {
             let name = path.file_stem().unwrap().to_str().unwrap();
             let text = fs::read_to_string(path).unwrap();
             let diagnostics = check(&text, &[]);
-            assert!(
-                diagnostics.iter().any(Diagnostic::is_error),
-                "{name} gives no error"
-            );
+            expect(name, &diagnostics);
             insta::assert_snapshot!(name, render(&text, &diagnostics));
         }
     });
 }
 
 #[test]
+fn bad_fixtures_give_errors() {
+    let count = fixtures("bad").len();
+    assert!(count >= 35, "only {count} bad fixtures");
+    snapshot_each("bad", |name, diagnostics| {
+        assert!(
+            diagnostics.iter().any(Diagnostic::is_error),
+            "{name} gives no error"
+        );
+    });
+}
+
+#[test]
 fn warn_fixtures_give_warnings_and_no_error() {
-    let paths = fixtures("warn");
-    assert!(!paths.is_empty());
-    let mut settings = insta::Settings::clone_current();
-    settings.set_snapshot_path("snapshots/warn");
-    settings.set_prepend_module_to_snapshot(false);
-    settings.bind(|| {
-        for path in &paths {
-            let name = path.file_stem().unwrap().to_str().unwrap();
-            let text = fs::read_to_string(path).unwrap();
-            let diagnostics = check(&text, &[]);
-            assert!(!diagnostics.is_empty(), "{name} gives no warning");
-            assert!(
-                !diagnostics.iter().any(Diagnostic::is_error),
-                "{name} gives an error"
-            );
-            insta::assert_snapshot!(name, render(&text, &diagnostics));
-        }
+    snapshot_each("warn", |name, diagnostics| {
+        assert!(!diagnostics.is_empty(), "{name} gives no warning");
+        assert!(
+            !diagnostics.iter().any(Diagnostic::is_error),
+            "{name} gives an error"
+        );
     });
 }
 

@@ -565,27 +565,25 @@ impl Pending {
     }
 
     pub fn or(&mut self, file: FileId, l: usize, r: usize) {
-        let c = self.pop_expr();
-        let a = self.pop_expr();
-        let kind = match a.kind {
-            ExprKind::Or(mut v) => {
-                v.push(c);
-                ExprKind::Or(v)
-            }
-            kind => ExprKind::Or(vec![Expr { kind, span: a.span }, c]),
-        };
-        self.push_expr(file, l, r, kind);
+        self.chain(file, l, r, Chain::Or);
     }
 
     pub fn and(&mut self, file: FileId, l: usize, r: usize) {
+        self.chain(file, l, r, Chain::And);
+    }
+
+    /// `a or c` / `a and c`: a chain of the same operator grows by `c` instead of nesting.
+    fn chain(&mut self, file: FileId, l: usize, r: usize, op: Chain) {
         let c = self.pop_expr();
         let a = self.pop_expr();
-        let kind = match a.kind {
-            ExprKind::And(mut v) => {
-                v.push(c);
-                ExprKind::And(v)
-            }
-            kind => ExprKind::And(vec![Expr { kind, span: a.span }, c]),
+        let mut items = match (op, a.kind) {
+            (Chain::Or, ExprKind::Or(v)) | (Chain::And, ExprKind::And(v)) => v,
+            (_, kind) => vec![Expr { kind, span: a.span }],
+        };
+        items.push(c);
+        let kind = match op {
+            Chain::Or => ExprKind::Or(items),
+            Chain::And => ExprKind::And(items),
         };
         self.push_expr(file, l, r, kind);
     }
@@ -778,4 +776,11 @@ fn check_call_arg_order(args: &[CallArg]) -> Res<()> {
         }
     }
     Ok(())
+}
+
+/// The operators whose operands form one list.
+#[derive(Clone, Copy)]
+enum Chain {
+    Or,
+    And,
 }
