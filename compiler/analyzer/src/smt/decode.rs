@@ -4,7 +4,7 @@
 use z3::Model;
 use z3::ast::Bool;
 
-use super::encode::Unrolling;
+use super::encode::{State, Unrolling};
 
 /// The edges of transitions `0..=last` in the model. An edge the model leaves out of range
 /// decodes to `usize::MAX`, which no replay accepts.
@@ -30,4 +30,13 @@ pub(crate) fn holds(model: &Model, condition: &Bool) -> bool {
         .eval(condition, true)
         .and_then(|v| v.as_bool())
         .unwrap_or(false)
+}
+
+/// State `j` of the unrolling, with the values the model gives it.
+pub(crate) fn state(model: &Model, unrolling: &Unrolling<'_, '_>, j: usize) -> Option<State> {
+    let s = unrolling.states.get(j)?;
+    Some(s.map(
+        &|b| model.eval(b, true).unwrap_or_else(|| b.clone()),
+        &|v| model.eval(v, true).unwrap_or_else(|| v.clone()),
+    ))
 }

@@ -10,6 +10,8 @@
 //! not tool indices). Every variable has a deterministic name (`node_3`, `ran_2_get_order`), so
 //! the SMT-LIB text of an unrolling is stable.
 
+use std::collections::BTreeMap;
+
 use stalwart_graph::{EdgeKind, NodeKind};
 use z3::ast::{BV, Bool};
 
@@ -45,7 +47,7 @@ pub(crate) struct Row {
 }
 
 /// The system's facts, indexed for the formula.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct Tables {
     /// The takeable edges, grouped by the node they leave (in `System::out` order).
     pub rows: Vec<Row>,
@@ -56,20 +58,43 @@ pub(crate) struct Tables {
     node_bits: u32,
     edge_bits: u32,
     agent_bits: u32,
-    step_bits: u32,
-    turn_bits: u32,
     /// Turns as the search reads them (at least one).
     turns: u64,
     /// Per node, the classes of the rows into it, a bit per class.
     incoming: Vec<u8>,
     /// Per tool, the tool nodes that run it.
     tool_nodes: Vec<Vec<usize>>,
+    /// Tools by name, and nodes by id.
+    tools_by_name: BTreeMap<String, Vec<usize>>,
+    nodes_by_id: BTreeMap<String, Vec<usize>>,
     /// Per relevant slot, its tool.
     slot_tool: Vec<usize>,
     /// Per counted slot, its tool and the count it saturates at.
     count_tool: Vec<(usize, u64)>,
     /// The most transitions any path within the bounds takes.
     pub transitions: usize,
+    /// Which parts of the state some transition can set; the others stay as they start.
+    settable: Settable,
+}
+
+/// Which parts of the state some transition can set: a part nothing sets is a constant, not a
+/// variable, so the solver never has to find out that it cannot change.
+#[derive(Debug, Clone, Default)]
+struct Settable {
+    /// Two agents route edges: a route can leave one agent's session for another's.
+    escapes: bool,
+    /// A tool that reads from outside can run.
+    taints: bool,
+    confidential: bool,
+    wrote: bool,
+    candidate: bool,
+    irreversible: bool,
+    /// A model node has a route out.
+    via_model: bool,
+    /// Per relevant slot, whether its tool can run.
+    slots: Vec<bool>,
+    /// Per counted slot, whether its tool can run.
+    counts: Vec<bool>,
 }
 
 impl Tables {
@@ -142,6 +167,56 @@ impl Tables {
                 *x = (t, u64::from(limit.min(254)) + 1);
             }
         }
+        let runnable: Vec<bool> = tool_nodes
+            .iter()
+            .map(|nodes| {
+                nodes
+                    .iter()
+                    .any(|&v| incoming.get(v).is_some_and(|b| b & RUNS != 0))
+            })
+            .collect();
+        let can = |p: &dyn Fn(&crate::catalogue::ToolFacts) -> bool| {
+            sys.catalogue
+                .tools
+                .iter()
+                .zip(runnable.iter())
+                .any(|(f, &r)| r && p(f))
+        };
+        let agents_routed: std::collections::BTreeSet<usize> =
+            rows.iter().filter_map(|r| r.agent).collect();
+        let settable = Settable {
+            escapes: agents_routed.len() > 1,
+            taints: can(&|f| f.reads_outside),
+            confidential: can(&|f| f.confidential),
+            wrote: can(&|f| f.write),
+            candidate: can(&|f| {
+                f.write && f.undo_tool.is_none() && !f.undo_none && !f.irreversible
+            }),
+            irreversible: can(&|f| f.write && f.irreversible),
+            via_model: (0..nodes).any(|v| {
+                sys.kinds.get(v) == Some(&NodeKind::Model)
+                    && ranges.get(v).is_some_and(|(lo, hi)| hi > lo)
+            }),
+            slots: slot_tool
+                .iter()
+                .map(|&t| runnable.get(t).copied().unwrap_or(false))
+                .collect(),
+            counts: count_tool
+                .iter()
+                .map(|&(t, _)| runnable.get(t).copied().unwrap_or(false))
+                .collect(),
+        };
+        let mut tools_by_name: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        for (i, f) in sys.catalogue.tools.iter().enumerate() {
+            tools_by_name.entry(f.name.clone()).or_default().push(i);
+        }
+        let mut nodes_by_id: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        for v in 0..nodes {
+            nodes_by_id
+                .entry(sys.node_id(v).to_string())
+                .or_default()
+                .push(v);
+        }
         let turns = u64::from(sys.bounds.turns.max(1));
         let depth = u64::from(sys.bounds.depth);
         let agents = sys.graph.agents.len();
@@ -149,8 +224,6 @@ impl Tables {
             node_bits: bits(nodes as u64 + 1),
             edge_bits: bits(rows.len() as u64 + 1),
             agent_bits: bits(agents as u64 + 1),
-            step_bits: bits(depth + 1),
-            turn_bits: bits(turns),
             turns,
             rows,
             ranges,
@@ -158,14 +231,18 @@ impl Tables {
             nodes,
             agents,
             tool_nodes,
+            tools_by_name,
+            nodes_by_id,
             slot_tool,
             count_tool,
             transitions: (turns * (depth + 1) - 1) as usize,
+            settable,
         }
     }
 
-    fn count_bits(&self, slot: usize) -> u32 {
-        bits(self.count_tool.get(slot).map_or(0, |c| c.1) + 1)
+    /// The count a counted slot saturates at.
+    fn cap(&self, slot: usize) -> u64 {
+        self.count_tool.get(slot).map_or(0, |c| c.1)
     }
 }
 
@@ -175,7 +252,8 @@ pub(crate) struct State {
     pub node: BV,
     agent: BV,
     session: Vec<Bool>,
-    counts: Vec<BV>,
+    /// Per counted slot, unary: `counts[c][k - 1]` is "at least `k` calls".
+    counts: Vec<Vec<Bool>>,
     tainted: Bool,
     escaped: Vec<Bool>,
     escaped_taint: Bool,
@@ -185,8 +263,61 @@ pub(crate) struct State {
     last_irreversible: BV,
     pending: BV,
     via_model: Bool,
-    steps: BV,
-    turn: BV,
+    /// Unary: `steps[k - 1]` is "at least `k` steps this run".
+    steps: Vec<Bool>,
+    /// Unary: `turn[k - 1]` is "at least `k` turns past the first".
+    turn: Vec<Bool>,
+}
+
+impl State {
+    /// This state is `other`: every variable equals its counterpart.
+    pub(crate) fn equals(&self, other: &State) -> Bool {
+        let mut all = vec![
+            self.node.eq(&other.node),
+            self.agent.eq(&other.agent),
+            self.tainted.eq(&other.tainted),
+            self.escaped_taint.eq(&other.escaped_taint),
+            self.run_wrote.eq(&other.run_wrote),
+            self.run_untrusted.eq(&other.run_untrusted),
+            self.run_confidential.eq(&other.run_confidential),
+            self.last_irreversible.eq(&other.last_irreversible),
+            self.pending.eq(&other.pending),
+            self.via_model.eq(&other.via_model),
+        ];
+        let pairs = |a: &[Bool], b: &[Bool], all: &mut Vec<Bool>| {
+            all.extend(a.iter().zip(b.iter()).map(|(x, y)| x.eq(y)));
+        };
+        pairs(&self.session, &other.session, &mut all);
+        pairs(&self.escaped, &other.escaped, &mut all);
+        pairs(&self.steps, &other.steps, &mut all);
+        pairs(&self.turn, &other.turn, &mut all);
+        for (a, b) in self.counts.iter().zip(other.counts.iter()) {
+            pairs(a, b, &mut all);
+        }
+        and(&all)
+    }
+
+    /// The same state with every boolean and bit-vector mapped (to its value in a model).
+    pub(crate) fn map(&self, b: &dyn Fn(&Bool) -> Bool, v: &dyn Fn(&BV) -> BV) -> State {
+        let bools = |x: &[Bool]| x.iter().map(b).collect::<Vec<_>>();
+        State {
+            node: v(&self.node),
+            agent: v(&self.agent),
+            session: bools(&self.session),
+            counts: self.counts.iter().map(|c| bools(c)).collect(),
+            tainted: b(&self.tainted),
+            escaped: bools(&self.escaped),
+            escaped_taint: b(&self.escaped_taint),
+            run_wrote: b(&self.run_wrote),
+            run_untrusted: b(&self.run_untrusted),
+            run_confidential: b(&self.run_confidential),
+            last_irreversible: v(&self.last_irreversible),
+            pending: v(&self.pending),
+            via_model: b(&self.via_model),
+            steps: bools(&self.steps),
+            turn: bools(&self.turn),
+        }
+    }
 }
 
 /// Transition `j`: the edge taken and what it is.
@@ -195,6 +326,35 @@ pub(crate) struct Step {
     pub edge: BV,
     class: BV,
     edge_agent: BV,
+    /// The step runs a write; runs a write that has an undo (shared by many events).
+    write: Option<Bool>,
+    undoable: Option<Bool>,
+}
+
+/// One transition's constraints.
+#[derive(Debug, Default)]
+pub(crate) struct Transition {
+    /// What must hold for the transition to be taken: the edge leaves the node the state is at,
+    /// the run and the conversation have room, the route may run as its agent, the check allows
+    /// the call.
+    pub taken: Vec<Bool>,
+    /// What defines the transition's variables and the next state, taken or not.
+    pub defined: Vec<Bool>,
+}
+
+impl Transition {
+    /// Defines a state variable; a part of the state nothing sets is a constant and needs none.
+    fn define(&mut self, var: &Bool, value: Bool) {
+        if var.as_bool().is_none() {
+            self.defined.push(var.eq(value));
+        }
+    }
+
+    fn define_bv(&mut self, var: &BV, value: BV) {
+        if var.as_u64().is_none() {
+            self.defined.push(var.eq(value));
+        }
+    }
 }
 
 /// The unrolling so far: states `0..=j` and the transitions between them.
@@ -240,7 +400,7 @@ impl<'s, 'a> Unrolling<'s, 'a> {
             agent: BV::from_u64(tables.agents as u64, tables.agent_bits),
             session: (0..sys.relevant_count).map(|_| f()).collect(),
             counts: (0..sys.counted_count)
-                .map(|c| BV::from_u64(0, tables.count_bits(c)))
+                .map(|c| (0..tables.cap(c)).map(|_| f()).collect())
                 .collect(),
             tainted: f(),
             escaped: (0..sys.relevant_count).map(|_| f()).collect(),
@@ -251,8 +411,8 @@ impl<'s, 'a> Unrolling<'s, 'a> {
             last_irreversible: none_node.clone(),
             pending: none_node,
             via_model: f(),
-            steps: BV::from_u64(0, tables.step_bits),
-            turn: BV::from_u64(0, tables.turn_bits),
+            steps: (0..sys.bounds.depth).map(|_| f()).collect(),
+            turn: (1..tables.turns).map(|_| f()).collect(),
             node,
         };
         let start = or_false(
@@ -272,41 +432,79 @@ impl<'s, 'a> Unrolling<'s, 'a> {
         )
     }
 
+    /// An unrolling of the same system from any state: its first state is free.
+    pub(crate) fn unrolling_from_any_state(&self) -> Self {
+        let mut any = Self {
+            sys: self.sys,
+            tables: self.tables.clone(),
+            states: Vec::new(),
+            steps: Vec::new(),
+        };
+        any.states.push(any.fresh_state(0));
+        any
+    }
+
     fn fresh_state(&self, j: usize) -> State {
         let sys = self.sys;
         let t = &self.tables;
+        let set = &t.settable;
         let slot_name = |what: &str, slot: usize| {
             let tool = t.slot_tool.get(slot).copied().unwrap_or(0);
             format!("{what}_{j}_{}", tag(sys.tool_name(tool)))
         };
+        // A part nothing sets stays as every state starts: false, or no tool node.
+        let var = |settable: bool, name: String| {
+            if settable {
+                Bool::new_const(name)
+            } else {
+                Bool::from_bool(false)
+            }
+        };
+        let node_var = |settable: bool, name: String| {
+            if settable {
+                BV::new_const(name, t.node_bits)
+            } else {
+                BV::from_u64(t.nodes as u64, t.node_bits)
+            }
+        };
+        let slot = |r: usize| set.slots.get(r).copied().unwrap_or(false);
         State {
             node: BV::new_const(format!("node_{j}"), t.node_bits),
             agent: BV::new_const(format!("agent_{j}"), t.agent_bits),
             session: (0..sys.relevant_count)
-                .map(|r| Bool::new_const(slot_name("ran", r)))
+                .map(|r| var(slot(r), slot_name("ran", r)))
                 .collect(),
             counts: (0..sys.counted_count)
                 .map(|c| {
                     let tool = t.count_tool.get(c).map_or(0, |x| x.0);
-                    BV::new_const(
-                        format!("count_{j}_{}", tag(sys.tool_name(tool))),
-                        t.count_bits(c),
-                    )
+                    let counted = set.counts.get(c).copied().unwrap_or(false);
+                    (1..=t.cap(c))
+                        .map(|k| {
+                            var(
+                                counted,
+                                format!("count_{j}_{}_{k}", tag(sys.tool_name(tool))),
+                            )
+                        })
+                        .collect()
                 })
                 .collect(),
-            tainted: Bool::new_const(format!("tainted_{j}")),
+            tainted: var(set.taints, format!("tainted_{j}")),
             escaped: (0..sys.relevant_count)
-                .map(|r| Bool::new_const(slot_name("escaped", r)))
+                .map(|r| var(set.escapes && slot(r), slot_name("escaped", r)))
                 .collect(),
-            escaped_taint: Bool::new_const(format!("escaped_taint_{j}")),
-            run_wrote: Bool::new_const(format!("run_wrote_{j}")),
-            run_untrusted: Bool::new_const(format!("run_untrusted_{j}")),
-            run_confidential: Bool::new_const(format!("run_confidential_{j}")),
-            last_irreversible: BV::new_const(format!("last_irreversible_{j}"), t.node_bits),
-            pending: BV::new_const(format!("pending_{j}"), t.node_bits),
-            via_model: Bool::new_const(format!("via_model_{j}")),
-            steps: BV::new_const(format!("steps_{j}"), t.step_bits),
-            turn: BV::new_const(format!("turn_{j}"), t.turn_bits),
+            escaped_taint: var(set.escapes && set.taints, format!("escaped_taint_{j}")),
+            run_wrote: var(set.wrote, format!("run_wrote_{j}")),
+            run_untrusted: var(set.taints, format!("run_untrusted_{j}")),
+            run_confidential: var(set.confidential, format!("run_confidential_{j}")),
+            last_irreversible: node_var(set.irreversible, format!("last_irreversible_{j}")),
+            pending: node_var(set.candidate, format!("pending_{j}")),
+            via_model: var(set.via_model, format!("via_model_{j}")),
+            steps: (1..=sys.bounds.depth)
+                .map(|k| Bool::new_const(format!("steps_{j}_{k}")))
+                .collect(),
+            turn: (1..t.turns)
+                .map(|k| Bool::new_const(format!("turn_{j}_{k}")))
+                .collect(),
         }
     }
 
@@ -371,90 +569,151 @@ impl<'s, 'a> Unrolling<'s, 'a> {
         Some(and(&[self.runs(j), into]))
     }
 
+    /// Step `j` runs this tool.
+    fn runs_tool(&self, j: usize, tool: usize) -> Bool {
+        let nodes = self
+            .tables
+            .tool_nodes
+            .get(tool)
+            .cloned()
+            .unwrap_or_default();
+        self.runs_one_of(j, nodes)
+            .unwrap_or_else(|| Bool::from_bool(false))
+    }
+
     fn runs_tool_where(&self, j: usize, p: impl Fn(usize) -> bool) -> Bool {
         self.runs_one_of(j, self.tool_nodes_where(p))
             .unwrap_or_else(|| Bool::from_bool(false))
     }
 
     /// Adds transition `j` (from the last state) and returns its constraints.
-    pub(crate) fn extend(&mut self) -> Vec<Bool> {
+    pub(crate) fn extend(&mut self) -> Transition {
         let j = self.steps.len();
         let t = &self.tables;
         let step = Step {
             edge: BV::new_const(format!("edge_{j}"), t.edge_bits),
             class: BV::new_const(format!("class_{j}"), CLASS_BITS),
             edge_agent: BV::new_const(format!("edge_agent_{j}"), t.agent_bits),
+            write: None,
+            undoable: None,
         };
         let next = self.fresh_state(j + 1);
+        let mut out = Transition::default();
         let Some(s) = self.states.last().cloned() else {
-            return vec![Bool::from_bool(false)];
+            out.taken.push(Bool::from_bool(false));
+            return out;
         };
         self.steps.push(step.clone());
         self.states.push(next.clone());
-        let mut out = self.edge_choice(j, &s, &step, &next);
-        out.extend(self.bounds(&s, &step, &next));
-        out.extend(self.agent_and_session(j, &s, &step, &next));
-        out.extend(self.run(j, &s, &next));
+        let write = self.runs_one_of(
+            j,
+            self.tool_nodes_where(|x| self.tool(x).is_some_and(|f| f.write)),
+        );
+        let undoable = self.runs_one_of(
+            j,
+            self.tool_nodes_where(|x| {
+                self.tool(x)
+                    .is_some_and(|f| f.write && f.undo_tool.is_some())
+            }),
+        );
+        if let Some(st) = self.steps.get_mut(j) {
+            st.write = write;
+            st.undoable = undoable;
+        }
+        self.edge_choice(&s, &step, &next, &mut out);
+        self.bounds(&s, &step, &next, &mut out);
+        self.agent_and_session(j, &s, &step, &next, &mut out);
+        self.run(j, &s, &next, &mut out);
         out
     }
 
     /// Being at a node bounds the edge to its rows; each row fixes the next node, the class and
     /// the agent of the route.
-    fn edge_choice(&self, _j: usize, s: &State, step: &Step, next: &State) -> Vec<Bool> {
+    fn edge_choice(&self, s: &State, step: &Step, next: &State, out: &mut Transition) {
         let t = &self.tables;
-        let mut out = Vec::new();
+        let taken: Vec<Bool> = (0..t.rows.len()).map(|i| step.edge.eq(i as u64)).collect();
+        // Forward: being at a node, the edge is one of its rows.
         for (v, &(lo, hi)) in t.ranges.iter().enumerate() {
             let here = s.node.eq(v as u64);
-            let choice = match hi - lo {
-                0 => Bool::from_bool(false),
-                1 => step.edge.eq(lo as u64),
-                _ => and(&[
-                    step.edge.bvuge(BV::from_u64(lo as u64, t.edge_bits)),
-                    step.edge.bvult(BV::from_u64(hi as u64, t.edge_bits)),
-                ]),
-            };
-            out.push(here.implies(&choice));
+            let choice = or_false(taken.get(lo..hi).unwrap_or_default().to_vec());
+            out.taken.push(here.implies(&choice));
         }
+        // Each row fixes the next node, the class and the agent of the route.
         let none = t.agents as u64;
-        for (i, row) in t.rows.iter().enumerate() {
+        let mut into: Vec<Vec<Bool>> = vec![Vec::new(); t.nodes];
+        let mut by_class: Vec<Vec<Bool>> = vec![Vec::new(); 1 << CLASS_BITS];
+        let mut by_agent: Vec<Vec<Bool>> = vec![Vec::new(); t.agents + 1];
+        for (row, e) in t.rows.iter().zip(taken.iter()) {
             let agent = row.agent.map_or(none, |a| a as u64);
-            out.push(step.edge.eq(i as u64).implies(&and(&[
+            out.defined.push(e.implies(and(&[
                 next.node.eq(row.to as u64),
                 step.class.eq(row.class),
                 step.edge_agent.eq(agent),
             ])));
+            for (list, at) in [
+                (&mut into, row.to),
+                (&mut by_class, row.class as usize),
+                (&mut by_agent, row.agent.unwrap_or(t.agents)),
+            ] {
+                if let Some(list) = list.get_mut(at) {
+                    list.push(e.clone());
+                }
+            }
         }
-        out
+        // Backward: the next node, the class and the agent each name the rows they can come
+        // from, so what an event needs of a step narrows the edge at once.
+        for (w, rows) in into.into_iter().enumerate() {
+            out.defined
+                .push(next.node.eq(w as u64).implies(or_false(rows)));
+        }
+        for (c, rows) in by_class.into_iter().enumerate() {
+            out.defined
+                .push(step.class.eq(c as u64).implies(or_false(rows)));
+        }
+        for (a, rows) in by_agent.into_iter().enumerate() {
+            out.defined
+                .push(step.edge_agent.eq(a as u64).implies(or_false(rows)));
+        }
     }
 
-    /// The run's step limit and the conversation's turns.
-    fn bounds(&self, s: &State, step: &Step, next: &State) -> Vec<Bool> {
-        let t = &self.tables;
+    /// The run's step limit and the conversation's turns, counted in unary.
+    fn bounds(&self, s: &State, step: &Step, next: &State, out: &mut Transition) {
         let nt = step.class.eq(NEXT_TURN);
-        let depth = u64::from(self.sys.bounds.depth);
-        let may_turn = if t.turns > 1 {
-            s.turn.bvult(BV::from_u64(t.turns - 1, t.turn_bits))
-        } else {
-            Bool::from_bool(false)
-        };
-        let may_step = if depth > 0 {
-            s.steps.bvult(BV::from_u64(depth, t.step_bits))
-        } else {
-            Bool::from_bool(false)
-        };
-        let one_step = BV::from_u64(1, t.step_bits);
-        let one_turn = BV::from_u64(1, t.turn_bits);
-        vec![
-            nt.implies(&may_turn),
-            nt.not().implies(&may_step),
-            next.steps
-                .eq(nt.ite(&BV::from_u64(0, t.step_bits), &s.steps.bvadd(&one_step))),
-            next.turn.eq(nt.ite(&s.turn.bvadd(&one_turn), &s.turn)),
-        ]
+        let yes = || Bool::from_bool(true);
+        let no = || Bool::from_bool(false);
+        // A step needs room in the run, a next turn room in the conversation.
+        out.taken
+            .push(nt.not().implies(s.steps.last().map_or_else(no, Bool::not)));
+        out.taken
+            .push(nt.implies(s.turn.last().map_or_else(no, Bool::not)));
+        for (k, n) in next.steps.iter().enumerate() {
+            let below = k
+                .checked_sub(1)
+                .and_then(|b| s.steps.get(b))
+                .cloned()
+                .unwrap_or_else(yes);
+            out.define(n, and(&[nt.not(), below]));
+        }
+        for (k, n) in next.turn.iter().enumerate() {
+            let below = k
+                .checked_sub(1)
+                .and_then(|b| s.turn.get(b))
+                .cloned()
+                .unwrap_or_else(yes);
+            let was = s.turn.get(k).cloned().unwrap_or_else(no);
+            out.define(n, Bool::or(&[was, and(&[nt.clone(), below])]));
+        }
     }
 
     /// Whether the route may run as its agent, and what a change of agent does to the sessions.
-    fn agent_and_session(&self, j: usize, s: &State, step: &Step, next: &State) -> Vec<Bool> {
+    fn agent_and_session(
+        &self,
+        j: usize,
+        s: &State,
+        step: &Step,
+        next: &State,
+        out: &mut Transition,
+    ) {
         let t = &self.tables;
         let none = t.agents as u64;
         let nt = step.class.eq(NEXT_TURN);
@@ -474,53 +733,70 @@ impl<'s, 'a> Unrolling<'s, 'a> {
         ]);
         let switch = and(&[has_agent, other]);
         let leave = and(&[switch.clone(), current]);
-        let mut out = vec![
-            blocked.not(),
-            next.agent.eq(switch.ite(&step.edge_agent, &s.agent)),
-        ];
+        out.taken.push(blocked.not());
+        out.defined
+            .push(next.agent.eq(switch.ite(&step.edge_agent, &s.agent)));
         for (r, (ran, esc)) in s.session.iter().zip(s.escaped.iter()).enumerate() {
             let tool = t.slot_tool.get(r).copied().unwrap_or(0);
-            let runs = self.runs_tool_where(j, |x| x == tool);
+            let runs = self.runs_tool(j, tool);
             if let (Some(n_ran), Some(n_esc)) = (next.session.get(r), next.escaped.get(r)) {
-                out.push(n_ran.eq(Bool::or(&[and(&[switch.not(), ran.clone()]), runs])));
-                out.push(n_esc.eq(Bool::or(&[
-                    and(&[nt.not(), esc.clone()]),
-                    and(&[leave.clone(), ran.clone()]),
-                ])));
+                out.define(n_ran, Bool::or(&[and(&[switch.not(), ran.clone()]), runs]));
+                out.define(
+                    n_esc,
+                    Bool::or(&[
+                        and(&[nt.not(), esc.clone()]),
+                        and(&[leave.clone(), ran.clone()]),
+                    ]),
+                );
             }
         }
         for (c, (count, n_count)) in s.counts.iter().zip(next.counts.iter()).enumerate() {
-            let (tool, cap) = t.count_tool.get(c).copied().unwrap_or((0, 0));
-            let width = t.count_bits(c);
-            let base = switch.ite(&BV::from_u64(0, width), count);
-            let cap_bv = BV::from_u64(cap, width);
-            let bumped = base
-                .eq(&cap_bv)
-                .ite(&cap_bv, &base.bvadd(BV::from_u64(1, width)));
-            let runs = self.runs_tool_where(j, |x| x == tool);
-            out.push(n_count.eq(runs.ite(&bumped, &base)));
+            let tool = t.count_tool.get(c).map_or(0, |x| x.0);
+            let runs = self.runs_tool(j, tool);
+            // What the session had counted before this step: nothing after a change of agent.
+            let base: Vec<Bool> = count
+                .iter()
+                .map(|b| and(&[switch.not(), b.clone()]))
+                .collect();
+            for (k, n) in n_count.iter().enumerate() {
+                let below = k
+                    .checked_sub(1)
+                    .and_then(|b| base.get(b))
+                    .cloned()
+                    .unwrap_or_else(|| Bool::from_bool(true));
+                let had = base
+                    .get(k)
+                    .cloned()
+                    .unwrap_or_else(|| Bool::from_bool(false));
+                out.define(n, Bool::or(&[had, and(&[runs.clone(), below])]));
+            }
         }
         let reads_outside =
             self.runs_tool_where(j, |x| self.tool(x).is_some_and(|f| f.reads_outside));
-        out.push(next.tainted.eq(Bool::or(&[
-            and(&[switch.not(), s.tainted.clone()]),
-            reads_outside,
-        ])));
-        out.push(next.escaped_taint.eq(Bool::or(&[
-            and(&[nt.not(), s.escaped_taint.clone()]),
-            and(&[leave, s.tainted.clone()]),
-        ])));
+        out.define(
+            &next.tainted,
+            Bool::or(&[and(&[switch.not(), s.tainted.clone()]), reads_outside]),
+        );
+        out.define(
+            &next.escaped_taint,
+            Bool::or(&[
+                and(&[nt.not(), s.escaped_taint.clone()]),
+                and(&[leave, s.tainted.clone()]),
+            ]),
+        );
         let from_model = self
             .leaves(j, self.nodes_of_kind(NodeKind::Model))
             .unwrap_or_else(|| Bool::from_bool(false));
         let from_turn = self
             .leaves(j, self.nodes_of_kind(NodeKind::Turn))
             .unwrap_or_else(|| Bool::from_bool(false));
-        out.push(next.via_model.eq(Bool::or(&[
-            from_model,
-            and(&[from_turn.not(), nt.not(), s.via_model.clone()]),
-        ])));
-        out
+        out.define(
+            &next.via_model,
+            Bool::or(&[
+                from_model,
+                and(&[from_turn.not(), nt.not(), s.via_model.clone()]),
+            ]),
+        );
     }
 
     fn tool(&self, t: usize) -> Option<&crate::catalogue::ToolFacts> {
@@ -558,78 +834,88 @@ impl<'s, 'a> Unrolling<'s, 'a> {
         if let (Some(limit), Some(Some(slot))) = (f.at_most_session, self.sys.counted.get(tool))
             && let Some(count) = s.counts.get(*slot)
         {
-            let cap = self.tables.count_tool.get(*slot).map_or(0, |c| c.1);
-            if u64::from(limit) <= cap {
-                all.push(count.bvult(BV::from_u64(u64::from(limit), count.get_size())));
+            // Refused once the count has reached the limit; a count saturates at its cap.
+            match usize::try_from(limit).ok().and_then(|l| l.checked_sub(1)) {
+                None => return Bool::from_bool(false),
+                Some(at) => {
+                    if let Some(reached) = count.get(at) {
+                        all.push(reached.not());
+                    }
+                }
             }
         }
         and(&all)
     }
 
     /// A tool run: the guard's decision, and the run's marks.
-    fn run(&self, j: usize, s: &State, next: &State) -> Vec<Bool> {
+    fn run(&self, j: usize, s: &State, next: &State, out: &mut Transition) {
         let t = &self.tables;
         let nt = self.class_is(j, NEXT_TURN);
         let guarded = self.class_is(j, CALL);
-        let mut out = Vec::new();
         for (tool, nodes) in t.tool_nodes.iter().enumerate() {
             let Some(f) = self.tool(tool) else { continue };
             if !f.has_order_rule() {
                 continue;
             }
             if let Some(into) = self.reaches_by(j, nodes.iter().copied(), 1 << CALL) {
-                out.push(and(&[guarded.clone(), into]).implies(&self.allows(s, tool)));
+                out.taken
+                    .push(and(&[guarded.clone(), into]).implies(self.allows(s, tool)));
             }
         }
         let is = |p: &dyn Fn(&crate::catalogue::ToolFacts) -> bool| {
             self.runs_tool_where(j, |x| self.tool(x).is_some_and(p))
         };
-        let write = is(&|f| f.write);
+        let write = self
+            .steps
+            .get(j)
+            .and_then(|st| st.write.clone())
+            .unwrap_or_else(|| Bool::from_bool(false));
         let reads_outside = is(&|f| f.reads_outside);
         let confidential = is(&|f| f.confidential);
         let candidate =
             is(&|f| f.write && f.undo_tool.is_none() && !f.undo_none && !f.irreversible);
         let irreversible = is(&|f| f.write && f.irreversible);
-        out.push(
-            next.run_wrote
-                .eq(Bool::or(&[and(&[nt.not(), s.run_wrote.clone()]), write])),
+        out.define(
+            &next.run_wrote,
+            Bool::or(&[and(&[nt.not(), s.run_wrote.clone()]), write]),
         );
-        out.push(next.run_untrusted.eq(Bool::or(&[
-            and(&[nt.not(), s.run_untrusted.clone()]),
-            reads_outside,
-        ])));
-        out.push(next.run_confidential.eq(Bool::or(&[
-            and(&[nt.not(), s.run_confidential.clone()]),
-            confidential,
-        ])));
+        out.define(
+            &next.run_untrusted,
+            Bool::or(&[and(&[nt.not(), s.run_untrusted.clone()]), reads_outside]),
+        );
+        out.define(
+            &next.run_confidential,
+            Bool::or(&[and(&[nt.not(), s.run_confidential.clone()]), confidential]),
+        );
         let none = BV::from_u64(t.nodes as u64, t.node_bits);
-        out.push(
-            next.pending
-                .eq(candidate.ite(&next.node, &nt.ite(&none, &s.pending))),
+        out.define_bv(
+            &next.pending,
+            candidate.ite(&next.node, &nt.ite(&none, &s.pending)),
         );
-        out.push(
-            next.last_irreversible
-                .eq(irreversible.ite(&next.node, &nt.ite(&none, &s.last_irreversible))),
+        out.define_bv(
+            &next.last_irreversible,
+            irreversible.ite(&next.node, &nt.ite(&none, &s.last_irreversible)),
         );
-        out
     }
 
     /// The tools named `name` (the catalogue may in principle repeat a name).
     fn tools_named(&self, name: &str) -> Vec<usize> {
-        self.sys
-            .catalogue
-            .tools
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| f.name == name)
-            .map(|(i, _)| i)
-            .collect()
+        self.tables
+            .tools_by_name
+            .get(name)
+            .cloned()
+            .unwrap_or_default()
     }
 
     /// Nodes of a kind whose id is `id` and that satisfy `p`.
     fn nodes_named(&self, kind: NodeKind, id: &str, p: impl Fn(usize) -> bool) -> Vec<usize> {
-        (0..self.tables.nodes)
-            .filter(|&v| self.sys.kinds.get(v) == Some(&kind) && self.sys.node_id(v) == id && p(v))
+        self.tables
+            .nodes_by_id
+            .get(id)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|&v| self.sys.kinds.get(v) == Some(&kind) && p(v))
             .collect()
     }
 
@@ -664,13 +950,7 @@ impl<'s, 'a> Unrolling<'s, 'a> {
                     .collect())
             }
             "QG013" => {
-                let undoable = self.runs_one_of(
-                    j,
-                    self.tool_nodes_where(|x| {
-                        self.tool(x)
-                            .is_some_and(|f| f.write && f.undo_tool.is_some())
-                    }),
-                )?;
+                let undoable = self.steps.get(j)?.undoable.clone()?;
                 let last = or(tools
                     .iter()
                     .filter(|&&t| self.tool(t).is_some_and(|f| f.write && f.irreversible))
@@ -743,11 +1023,12 @@ impl<'s, 'a> Unrolling<'s, 'a> {
             for a in &f.not_after {
                 if let Some(r) = self.slot_of(a)
                     && let (Some(esc), Some(ran)) = (s.escaped.get(r), s.session.get(r))
+                    && esc.as_bool() != Some(false)
                 {
                     escaped.push(and(&[esc.clone(), ran.not()]));
                 }
             }
-            if f.not_after_untrusted {
+            if f.not_after_untrusted && s.escaped_taint.as_bool() != Some(false) {
                 escaped.push(and(&[s.escaped_taint.clone(), s.tainted.not()]));
             }
             let (Some(escaped), Some(into)) = (
@@ -779,7 +1060,7 @@ impl<'s, 'a> Unrolling<'s, 'a> {
             .flat_map(|&t| self.tables.tool_nodes.get(t).into_iter().flatten())
             .map(|&u| and(&[s.pending.eq(u as u64), next.ne(u as u64)]))
             .collect())?;
-        let write = self.runs_tool_where(j, |x| self.tool(x).is_some_and(|f| f.write));
+        let write = self.steps.get(j)?.write.clone()?;
         Some(and(&[write, pending]))
     }
 
