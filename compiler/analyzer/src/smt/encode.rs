@@ -1,272 +1,43 @@
-//! The bounded-model-checking formula: the transition system of `system.rs` unrolled one step at
-//! a time over z3 bit-vectors and booleans, with exactly the semantics of `explicit::take` (its
-//! guard, its agent switching, its resets at the next turn) and, for each obligation, the
-//! condition under which step `j` raises its event.
+//! The bounded-model-checking formula: the transition system of `system.rs` unrolled one
+//! transition at a time over z3 bit-vectors and booleans, with exactly the semantics of
+//! `explicit::take`: its guard (the check's order rules and session limits), its agent switching
+//! and session resets, its resets at the next turn, the run's step limit and the turns.
 //!
-//! Edge choice is compact: one bit-vector per step names the edge taken, and the edges are
-//! grouped by the node they leave, so being at a node bounds the choice to one range. What an
-//! edge does beyond moving is its class (a three-bit code) and the agent it runs as; what a tool
-//! run does is read from the node it reaches (`pending` and `last_irreversible` hold tool nodes,
-//! not tool indices). Every variable has a deterministic name (`node_3`, `ran_2_get_order`), so
-//! the SMT-LIB text of an unrolling is stable.
+//! Edge choice is compact: one bit-vector per transition names the edge (a row of `tables`),
+//! being at a node narrows it to that node's rows, and the next node, the class and the agent
+//! each narrow it back to the rows they can come from. What a tool run does is read from the
+//! tool node it reaches (`pending` and `last_irreversible` hold tool nodes). Counters are unary
+//! (`steps_3_2` is "at least two steps this run"), and a part of the state that nothing can set
+//! is a constant. Every variable has a deterministic name (`node_3`, `ran_2_get_order`), so the
+//! SMT-LIB text of an unrolling is stable.
 
-use std::collections::BTreeMap;
-
-use stalwart_graph::{EdgeKind, NodeKind};
+use stalwart_graph::NodeKind;
 use z3::ast::{BV, Bool};
 
-use crate::system::{Obligation, System, is_code};
-
-/// An edge that only moves.
-const MOVE: u64 = 0;
-/// `next_turn`: the run ends and the next turn starts.
-const NEXT_TURN: u64 = 1;
-const HANDS_OFF: u64 = 2;
-const CHANNEL: u64 = 3;
-/// A call through the guard into a tool: the check decides it.
-const CALL: u64 = 4;
-/// A custom step's own call into a tool, around the check.
-const UNGUARDED: u64 = 5;
-const CLASS_BITS: u32 = 3;
-/// The classes that run a tool, a bit per class.
-const RUNS: u8 = 1 << CALL | 1 << UNGUARDED;
-
-/// Bits to write every value below `n` (at least one).
-fn bits(n: u64) -> u32 {
-    (64 - n.saturating_sub(1).leading_zeros()).max(1)
-}
-
-/// One edge the encoding can take.
-#[derive(Debug, Clone)]
-pub(crate) struct Row {
-    /// Index into the graph's edges (what a witness names).
-    pub graph_index: usize,
-    pub to: usize,
-    pub class: u64,
-    pub agent: Option<usize>,
-}
-
-/// The system's facts, indexed for the formula.
-#[derive(Debug, Clone)]
-pub(crate) struct Tables {
-    /// The takeable edges, grouped by the node they leave (in `System::out` order).
-    pub rows: Vec<Row>,
-    /// Per node, its rows: `start..end`.
-    ranges: Vec<(usize, usize)>,
-    nodes: usize,
-    agents: usize,
-    node_bits: u32,
-    edge_bits: u32,
-    agent_bits: u32,
-    /// Turns as the search reads them (at least one).
-    turns: u64,
-    /// Per node, the classes of the rows into it, a bit per class.
-    incoming: Vec<u8>,
-    /// Per tool, the tool nodes that run it.
-    tool_nodes: Vec<Vec<usize>>,
-    /// Tools by name, and nodes by id.
-    tools_by_name: BTreeMap<String, Vec<usize>>,
-    nodes_by_id: BTreeMap<String, Vec<usize>>,
-    /// Per relevant slot, its tool.
-    slot_tool: Vec<usize>,
-    /// Per counted slot, its tool and the count it saturates at.
-    count_tool: Vec<(usize, u64)>,
-    /// The most transitions any path within the bounds takes.
-    pub transitions: usize,
-    /// Which parts of the state some transition can set; the others stay as they start.
-    settable: Settable,
-}
-
-/// Which parts of the state some transition can set: a part nothing sets is a constant, not a
-/// variable, so the solver never has to find out that it cannot change.
-#[derive(Debug, Clone, Default)]
-struct Settable {
-    /// Two agents route edges: a route can leave one agent's session for another's.
-    escapes: bool,
-    /// A tool that reads from outside can run.
-    taints: bool,
-    confidential: bool,
-    wrote: bool,
-    candidate: bool,
-    irreversible: bool,
-    /// A model node has a route out.
-    via_model: bool,
-    /// Per relevant slot, whether its tool can run.
-    slots: Vec<bool>,
-    /// Per counted slot, whether its tool can run.
-    counts: Vec<bool>,
-}
-
-impl Tables {
-    pub(crate) fn new(sys: &System<'_>) -> Self {
-        let nodes = sys.kinds.len();
-        let mut rows = Vec::new();
-        let mut ranges = Vec::with_capacity(nodes);
-        for v in 0..nodes {
-            let start = rows.len();
-            for e in sys.out.get(v).into_iter().flatten() {
-                let to_kind = sys.kinds.get(e.to).copied();
-                let runs = to_kind == Some(NodeKind::Tool)
-                    && matches!(e.kind, EdgeKind::Call | EdgeKind::Unguarded);
-                let has_tool = sys.node_tool.get(e.to).copied().flatten().is_some();
-                // INVARIANT: `take` refuses a call into a tool node that names no tool.
-                if runs && !has_tool {
-                    continue;
-                }
-                let class = match e.kind {
-                    EdgeKind::NextTurn => NEXT_TURN,
-                    EdgeKind::HandsOff => HANDS_OFF,
-                    EdgeKind::Channel => CHANNEL,
-                    EdgeKind::Call if runs => CALL,
-                    EdgeKind::Unguarded if runs => UNGUARDED,
-                    _ => MOVE,
-                };
-                rows.push(Row {
-                    graph_index: e.index,
-                    to: e.to,
-                    class,
-                    agent: e.agent,
-                });
-            }
-            ranges.push((start, rows.len()));
-        }
-        let mut incoming = vec![0u8; nodes];
-        for row in &rows {
-            if let Some(bits) = incoming.get_mut(row.to) {
-                *bits |= 1 << row.class;
-            }
-        }
-        let mut tool_nodes = vec![Vec::new(); sys.catalogue.tools.len()];
-        for (v, tool) in sys.node_tool.iter().enumerate() {
-            if let Some(t) = tool
-                && sys.kinds.get(v) == Some(&NodeKind::Tool)
-                && let Some(list) = tool_nodes.get_mut(*t)
-            {
-                list.push(v);
-            }
-        }
-        let mut slot_tool = vec![0; sys.relevant_count];
-        for (t, slot) in sys.relevant.iter().enumerate() {
-            if let Some(slot) = slot
-                && let Some(x) = slot_tool.get_mut(*slot)
-            {
-                *x = t;
-            }
-        }
-        let mut count_tool = vec![(0, 0); sys.counted_count];
-        for (t, slot) in sys.counted.iter().enumerate() {
-            if let Some(slot) = slot
-                && let Some(x) = count_tool.get_mut(*slot)
-            {
-                let limit = sys
-                    .catalogue
-                    .tools
-                    .get(t)
-                    .and_then(|f| f.at_most_session)
-                    .unwrap_or(0);
-                *x = (t, u64::from(limit.min(254)) + 1);
-            }
-        }
-        let runnable: Vec<bool> = tool_nodes
-            .iter()
-            .map(|nodes| {
-                nodes
-                    .iter()
-                    .any(|&v| incoming.get(v).is_some_and(|b| b & RUNS != 0))
-            })
-            .collect();
-        let can = |p: &dyn Fn(&crate::catalogue::ToolFacts) -> bool| {
-            sys.catalogue
-                .tools
-                .iter()
-                .zip(runnable.iter())
-                .any(|(f, &r)| r && p(f))
-        };
-        let agents_routed: std::collections::BTreeSet<usize> =
-            rows.iter().filter_map(|r| r.agent).collect();
-        let settable = Settable {
-            escapes: agents_routed.len() > 1,
-            taints: can(&|f| f.reads_outside),
-            confidential: can(&|f| f.confidential),
-            wrote: can(&|f| f.write),
-            candidate: can(&|f| {
-                f.write && f.undo_tool.is_none() && !f.undo_none && !f.irreversible
-            }),
-            irreversible: can(&|f| f.write && f.irreversible),
-            via_model: (0..nodes).any(|v| {
-                sys.kinds.get(v) == Some(&NodeKind::Model)
-                    && ranges.get(v).is_some_and(|(lo, hi)| hi > lo)
-            }),
-            slots: slot_tool
-                .iter()
-                .map(|&t| runnable.get(t).copied().unwrap_or(false))
-                .collect(),
-            counts: count_tool
-                .iter()
-                .map(|&(t, _)| runnable.get(t).copied().unwrap_or(false))
-                .collect(),
-        };
-        let mut tools_by_name: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-        for (i, f) in sys.catalogue.tools.iter().enumerate() {
-            tools_by_name.entry(f.name.clone()).or_default().push(i);
-        }
-        let mut nodes_by_id: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-        for v in 0..nodes {
-            nodes_by_id
-                .entry(sys.node_id(v).to_string())
-                .or_default()
-                .push(v);
-        }
-        let turns = u64::from(sys.bounds.turns.max(1));
-        let depth = u64::from(sys.bounds.depth);
-        let agents = sys.graph.agents.len();
-        Self {
-            node_bits: bits(nodes as u64 + 1),
-            edge_bits: bits(rows.len() as u64 + 1),
-            agent_bits: bits(agents as u64 + 1),
-            turns,
-            rows,
-            ranges,
-            incoming,
-            nodes,
-            agents,
-            tool_nodes,
-            tools_by_name,
-            nodes_by_id,
-            slot_tool,
-            count_tool,
-            transitions: (turns * (depth + 1) - 1) as usize,
-            settable,
-        }
-    }
-
-    /// The count a counted slot saturates at.
-    fn cap(&self, slot: usize) -> u64 {
-        self.count_tool.get(slot).map_or(0, |c| c.1)
-    }
-}
+use super::tables::{CALL, CHANNEL, CLASS_BITS, HANDS_OFF, NEXT_TURN, RUNS, Tables, UNGUARDED};
+use crate::system::System;
 
 /// The state after `j` steps.
 #[derive(Debug, Clone)]
 pub(crate) struct State {
     pub node: BV,
-    agent: BV,
-    session: Vec<Bool>,
+    pub(super) agent: BV,
+    pub(super) session: Vec<Bool>,
     /// Per counted slot, unary: `counts[c][k - 1]` is "at least `k` calls".
-    counts: Vec<Vec<Bool>>,
-    tainted: Bool,
-    escaped: Vec<Bool>,
-    escaped_taint: Bool,
-    run_wrote: Bool,
-    run_untrusted: Bool,
-    run_confidential: Bool,
-    last_irreversible: BV,
-    pending: BV,
-    via_model: Bool,
+    pub(super) counts: Vec<Vec<Bool>>,
+    pub(super) tainted: Bool,
+    pub(super) escaped: Vec<Bool>,
+    pub(super) escaped_taint: Bool,
+    pub(super) run_wrote: Bool,
+    pub(super) run_untrusted: Bool,
+    pub(super) run_confidential: Bool,
+    pub(super) last_irreversible: BV,
+    pub(super) pending: BV,
+    pub(super) via_model: Bool,
     /// Unary: `steps[k - 1]` is "at least `k` steps this run".
-    steps: Vec<Bool>,
+    pub(super) steps: Vec<Bool>,
     /// Unary: `turn[k - 1]` is "at least `k` turns past the first".
-    turn: Vec<Bool>,
+    pub(super) turn: Vec<Bool>,
 }
 
 impl State {
@@ -324,11 +95,11 @@ impl State {
 #[derive(Debug, Clone)]
 pub(crate) struct Step {
     pub edge: BV,
-    class: BV,
-    edge_agent: BV,
+    pub(super) class: BV,
+    pub(super) edge_agent: BV,
     /// The step runs a write; runs a write that has an undo (shared by many events).
-    write: Option<Bool>,
-    undoable: Option<Bool>,
+    pub(super) write: Option<Bool>,
+    pub(super) undoable: Option<Bool>,
 }
 
 /// One transition's constraints.
@@ -360,13 +131,13 @@ impl Transition {
 /// The unrolling so far: states `0..=j` and the transitions between them.
 #[derive(Debug)]
 pub(crate) struct Unrolling<'s, 'a> {
-    sys: &'s System<'a>,
+    pub(super) sys: &'s System<'a>,
     pub tables: Tables,
     pub states: Vec<State>,
     pub steps: Vec<Step>,
 }
 
-fn or(terms: Vec<Bool>) -> Option<Bool> {
+pub(super) fn or(terms: Vec<Bool>) -> Option<Bool> {
     match terms.len() {
         0 => None,
         1 => terms.into_iter().next(),
@@ -378,7 +149,7 @@ fn or_false(terms: Vec<Bool>) -> Bool {
     or(terms).unwrap_or_else(|| Bool::from_bool(false))
 }
 
-fn and(terms: &[Bool]) -> Bool {
+pub(super) fn and(terms: &[Bool]) -> Bool {
     Bool::and(terms)
 }
 
@@ -509,13 +280,13 @@ impl<'s, 'a> Unrolling<'s, 'a> {
     }
 
     /// `node_{j+1}` is one of these nodes (leaving out nodes no row leads to).
-    fn reaches(&self, j: usize, nodes: impl IntoIterator<Item = usize>) -> Option<Bool> {
+    pub(super) fn reaches(&self, j: usize, nodes: impl IntoIterator<Item = usize>) -> Option<Bool> {
         self.reaches_by(j, nodes, u8::MAX)
     }
 
     /// `node_{j+1}` is one of these nodes, leaving out nodes no row of the classes in `classes`
     /// (a bit per class) leads to: those cannot be reached that way.
-    fn reaches_by(
+    pub(super) fn reaches_by(
         &self,
         j: usize,
         nodes: impl IntoIterator<Item = usize>,
@@ -536,13 +307,13 @@ impl<'s, 'a> Unrolling<'s, 'a> {
         or(nodes.into_iter().map(|v| at.eq(v as u64)).collect())
     }
 
-    fn class_is(&self, j: usize, class: u64) -> Bool {
+    pub(super) fn class_is(&self, j: usize, class: u64) -> Bool {
         self.steps
             .get(j)
             .map_or_else(|| Bool::from_bool(false), |s| s.class.eq(class))
     }
 
-    fn runs(&self, j: usize) -> Bool {
+    pub(super) fn runs(&self, j: usize) -> Bool {
         Bool::or(&[self.class_is(j, CALL), self.class_is(j, UNGUARDED)])
     }
 
@@ -553,7 +324,7 @@ impl<'s, 'a> Unrolling<'s, 'a> {
     }
 
     /// Tool nodes whose tool has a property.
-    fn tool_nodes_where(&self, p: impl Fn(usize) -> bool) -> Vec<usize> {
+    pub(super) fn tool_nodes_where(&self, p: impl Fn(usize) -> bool) -> Vec<usize> {
         self.tables
             .tool_nodes
             .iter()
@@ -564,7 +335,7 @@ impl<'s, 'a> Unrolling<'s, 'a> {
     }
 
     /// Step `j` runs one of these tool nodes (through the guard or around it).
-    fn runs_one_of(&self, j: usize, nodes: Vec<usize>) -> Option<Bool> {
+    pub(super) fn runs_one_of(&self, j: usize, nodes: Vec<usize>) -> Option<Bool> {
         let into = self.reaches_by(j, nodes, RUNS)?;
         Some(and(&[self.runs(j), into]))
     }
@@ -799,12 +570,12 @@ impl<'s, 'a> Unrolling<'s, 'a> {
         );
     }
 
-    fn tool(&self, t: usize) -> Option<&crate::catalogue::ToolFacts> {
+    pub(super) fn tool(&self, t: usize) -> Option<&crate::catalogue::ToolFacts> {
         self.sys.catalogue.tools.get(t)
     }
 
     /// The relevant slot of a tool named in an order rule, when it has one.
-    fn slot_of(&self, name: &str) -> Option<usize> {
+    pub(super) fn slot_of(&self, name: &str) -> Option<usize> {
         self.sys
             .catalogue
             .index(name)
@@ -896,193 +667,5 @@ impl<'s, 'a> Unrolling<'s, 'a> {
             &next.last_irreversible,
             irreversible.ite(&next.node, &nt.ite(&none, &s.last_irreversible)),
         );
-    }
-
-    /// The tools named `name` (the catalogue may in principle repeat a name).
-    fn tools_named(&self, name: &str) -> Vec<usize> {
-        self.tables
-            .tools_by_name
-            .get(name)
-            .cloned()
-            .unwrap_or_default()
-    }
-
-    /// Nodes of a kind whose id is `id` and that satisfy `p`.
-    fn nodes_named(&self, kind: NodeKind, id: &str, p: impl Fn(usize) -> bool) -> Vec<usize> {
-        self.tables
-            .nodes_by_id
-            .get(id)
-            .into_iter()
-            .flatten()
-            .copied()
-            .filter(|&v| self.sys.kinds.get(v) == Some(&kind) && p(v))
-            .collect()
-    }
-
-    /// Whether transition `j` raises the obligation's event; `None` when it never can.
-    pub(crate) fn event(&self, o: &Obligation, j: usize) -> Option<Bool> {
-        let s = self.states.get(j)?;
-        let subject = o.subject.as_str();
-        let sys = self.sys;
-        let tools = self.tools_named(subject);
-        let run_of = |class: Option<u64>, p: &dyn Fn(&crate::catalogue::ToolFacts) -> bool| {
-            let nodes: Vec<usize> = tools
-                .iter()
-                .filter(|&&t| self.tool(t).is_some_and(p))
-                .flat_map(|&t| self.tables.tool_nodes.get(t).into_iter().flatten().copied())
-                .collect();
-            Some(match class {
-                Some(c) => and(&[self.class_is(j, c), self.reaches_by(j, nodes, 1 << c)?]),
-                None => and(&[self.runs(j), self.reaches_by(j, nodes, RUNS)?]),
-            })
-        };
-        let untrusted = || Bool::or(&[s.tainted.clone(), s.run_untrusted.clone()]);
-        match o.rule {
-            "QG001" => run_of(Some(UNGUARDED), &|_| true),
-            "QG014" => run_of(Some(UNGUARDED), &|f| f.has_order_rule()),
-            "QG012" => Some(and(&[run_of(Some(UNGUARDED), &|f| f.write)?, untrusted()])),
-            "QG003" => self.escaped_order(j, s, &tools),
-            "QG105" => {
-                let wrote = run_of(None, &|f| f.write).map(|r| and(&[r, s.run_wrote.clone()]));
-                or([wrote, self.pending_other(j, s, &tools)]
-                    .into_iter()
-                    .flatten()
-                    .collect())
-            }
-            "QG013" => {
-                let undoable = self.steps.get(j)?.undoable.clone()?;
-                let last = or(tools
-                    .iter()
-                    .filter(|&&t| self.tool(t).is_some_and(|f| f.write && f.irreversible))
-                    .flat_map(|&t| self.tables.tool_nodes.get(t).into_iter().flatten())
-                    .map(|&u| s.last_irreversible.eq(u as u64))
-                    .collect())?;
-                Some(and(&[undoable, last]))
-            }
-            "QG019" => Some(and(&[
-                run_of(None, &|f| f.sends_out)?,
-                s.run_confidential.clone(),
-            ])),
-            "QG021" => Some(and(&[
-                run_of(None, &|f| {
-                    f.writes_to
-                        .as_ref()
-                        .is_some_and(|st| sys.persistent.contains(st))
-                })?,
-                untrusted(),
-            ])),
-            "QG017" | "QG018" => {
-                let code = o.rule == "QG017";
-                Some(and(&[
-                    run_of(None, &|f| {
-                        f.argument_kinds.iter().any(|(_, k)| is_code(*k) == code)
-                    })?,
-                    s.via_model.clone(),
-                ]))
-            }
-            "QG020" => run_of(None, &|f| {
-                f.retrieves_from
-                    .as_ref()
-                    .is_some_and(|st| sys.unbound.contains(st))
-            }),
-            "QG002" => self.reaches(
-                j,
-                self.nodes_named(NodeKind::Step, subject, |v| {
-                    sys.steps_after_guard.get(v).copied().unwrap_or(false)
-                }),
-            ),
-            "QG016" => self.reaches(
-                j,
-                self.nodes_named(NodeKind::Step, subject, |v| {
-                    sys.steps_route_tool.get(v).copied().unwrap_or(false)
-                }),
-            ),
-            "QG011" => self.lower_privilege(j, s, subject),
-            "reach_model" => self.reaches(
-                j,
-                (0..self.tables.nodes).filter(|&v| {
-                    sys.kinds.get(v) == Some(&NodeKind::Model)
-                        && sys
-                            .node_agent
-                            .get(v)
-                            .copied()
-                            .flatten()
-                            .is_some_and(|a| sys.agent_name(a) == subject)
-                }),
-            ),
-            _ => None,
-        }
-    }
-
-    /// QG003: a guarded call of a tool whose `not_after` ran in another agent's session.
-    fn escaped_order(&self, j: usize, s: &State, tools: &[usize]) -> Option<Bool> {
-        let mut any = Vec::new();
-        for &t in tools {
-            let Some(f) = self.tool(t) else { continue };
-            let mut escaped = Vec::new();
-            for a in &f.not_after {
-                if let Some(r) = self.slot_of(a)
-                    && let (Some(esc), Some(ran)) = (s.escaped.get(r), s.session.get(r))
-                    && esc.as_bool() != Some(false)
-                {
-                    escaped.push(and(&[esc.clone(), ran.not()]));
-                }
-            }
-            if f.not_after_untrusted && s.escaped_taint.as_bool() != Some(false) {
-                escaped.push(and(&[s.escaped_taint.clone(), s.tainted.not()]));
-            }
-            let (Some(escaped), Some(into)) = (
-                or(escaped),
-                self.reaches_by(
-                    j,
-                    self.tables.tool_nodes.get(t).into_iter().flatten().copied(),
-                    1 << CALL,
-                ),
-            ) else {
-                continue;
-            };
-            any.push(and(&[self.class_is(j, CALL), into, escaped]));
-        }
-        or(any)
-    }
-
-    /// QG105 for a pending write: another write runs while it is the run's last write without
-    /// an undo.
-    fn pending_other(&self, j: usize, s: &State, tools: &[usize]) -> Option<Bool> {
-        let next = &self.states.get(j + 1)?.node;
-        let pending = or(tools
-            .iter()
-            .filter(|&&t| {
-                self.tool(t).is_some_and(|f| {
-                    f.write && f.undo_tool.is_none() && !f.undo_none && !f.irreversible
-                })
-            })
-            .flat_map(|&t| self.tables.tool_nodes.get(t).into_iter().flatten())
-            .map(|&u| and(&[s.pending.eq(u as u64), next.ne(u as u64)]))
-            .collect())?;
-        let write = self.steps.get(j)?.write.clone()?;
-        Some(and(&[write, pending]))
-    }
-
-    /// QG011: a step of a more privileged agent reached, not by a hand-off, from a less
-    /// privileged agent's route.
-    fn lower_privilege(&self, j: usize, s: &State, step: &str) -> Option<Bool> {
-        let sys = self.sys;
-        let mut any = Vec::new();
-        for v in self.nodes_named(NodeKind::Step, step, |_| true) {
-            let Some(owner) = sys.node_agent.get(v).copied().flatten() else {
-                continue;
-            };
-            let lower = or((0..self.tables.agents)
-                .filter(|&a| sys.privilege.get(a) < sys.privilege.get(owner))
-                .map(|a| s.agent.eq(a as u64))
-                .collect());
-            let not_hand_off = !(1u8 << HANDS_OFF);
-            let (Some(lower), Some(into)) = (lower, self.reaches_by(j, [v], not_hand_off)) else {
-                continue;
-            };
-            any.push(and(&[into, self.class_is(j, HANDS_OFF).not(), lower]));
-        }
-        or(any)
     }
 }

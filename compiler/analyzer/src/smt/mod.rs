@@ -1,7 +1,8 @@
 //! The SMT engine: bounded model checking of the transition system with z3.
 //!
-//! `encode` unrolls the system one transition at a time, with exactly the semantics of
-//! `explicit::take`; `solver` is the only place that runs z3; `decode` reads models back into
+//! `tables` indexes the system's facts; `encode` unrolls the system one transition at a time,
+//! with exactly the semantics of `explicit::take`; `event` says when a transition raises an
+//! obligation's event; `solver` is the only place that runs z3; `decode` reads models back into
 //! witnesses and states; `search` decides which questions to ask.
 //!
 //! How the search answers: transition `j` is taken only when its literal `live_j` holds, so a
@@ -18,8 +19,10 @@
 
 mod decode;
 mod encode;
+mod event;
 mod search;
 mod solver;
+mod tables;
 
 use std::collections::BTreeMap;
 

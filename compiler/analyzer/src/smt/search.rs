@@ -34,7 +34,7 @@ pub(super) fn run(sys: &System<'_>) -> BTreeMap<Obligation, Answer> {
             continue;
         }
         match search.query(terms) {
-            Outcome::Unsat => width = (width * 2).min(MAX_WINDOW),
+            Outcome::Unsat => {}
             Outcome::Unknown => return search.finish(true),
             Outcome::Sat(_) => {
                 for step in from..=j {
@@ -42,9 +42,10 @@ pub(super) fn run(sys: &System<'_>) -> BTreeMap<Obligation, Answer> {
                         return search.finish(true);
                     }
                 }
-                width = 1;
             }
         }
+        // Windows widen as the search goes deeper, where most of what is left is unreachable.
+        width = (width * 2).min(MAX_WINDOW);
         from = j + 1;
     }
     search.finish(false)
