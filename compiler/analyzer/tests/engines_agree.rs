@@ -2,6 +2,8 @@
 //! every witness z3 gives replays through the tool check's transitions with the length of the
 //! explicit search's shortest one.
 
+#![cfg(feature = "z3")]
+
 mod common;
 
 use common::{AgentSpec, At, Spec, StepSpec, StoreSpec, ToolSpec, Undo};

@@ -2,6 +2,8 @@
 //! a write that must follow the read and runs at most once a session. Variable names are
 //! deterministic, so the text is a snapshot: review a change to it like code.
 
+#![cfg(feature = "z3")]
+
 mod common;
 
 use common::{AgentSpec, Spec, ToolSpec};
