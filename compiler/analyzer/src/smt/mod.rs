@@ -3,7 +3,8 @@
 //! `tables` indexes the system's facts; `encode` unrolls the system one transition at a time,
 //! with exactly the semantics of `explicit::take`; `event` says when a transition raises an
 //! obligation's event; `solver` is the only place that runs z3; `decode` reads models back into
-//! witnesses and states; `search` decides which questions to ask.
+//! witnesses and states; `search` decides which questions to ask. `conditions` checks the
+//! rulebook's gate conditions (QG010) with the same solver.
 //!
 //! How the search answers: transition `j` is taken only when its literal `live_j` holds, so a
 //! path may stop after any transition. A query asks, under a fresh assumption, whether an open
@@ -17,6 +18,7 @@
 //! ruled out is unreachable; when the solver gives up or the budget (`Bounds::solver_ms`) runs
 //! out, every open obligation is undecided, never unreachable.
 
+mod conditions;
 mod decode;
 mod encode;
 mod event;
@@ -27,6 +29,8 @@ mod tables;
 use std::collections::BTreeMap;
 
 use z3::ast::Bool;
+
+pub use conditions::gate_paths;
 
 use crate::system::{Answer, Obligation, System};
 use encode::Unrolling;
