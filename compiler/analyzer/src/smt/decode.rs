@@ -6,19 +6,27 @@ use z3::ast::Bool;
 
 use super::encode::{State, Unrolling};
 
-/// The edges of transitions `0..=last` in the model. An edge the model leaves out of range
-/// decodes to `usize::MAX`, which no replay accepts.
+/// The edges of transitions `0..=last` in the model: at each, the first row taken of those that
+/// leave the node the model's state is at. A transition that takes none decodes to
+/// `usize::MAX`, which no replay accepts.
 pub(crate) fn witness(model: &Model, unrolling: &Unrolling<'_, '_>, last: usize) -> Vec<usize> {
+    let tables = &unrolling.tables;
     unrolling
         .steps
         .iter()
+        .zip(unrolling.states.iter())
         .take(last + 1)
-        .map(|step| {
-            model
-                .eval(&step.edge, true)
+        .map(|(step, state)| {
+            let at = model
+                .eval(&state.node, true)
                 .and_then(|v| v.as_u64())
-                .and_then(|code| usize::try_from(code).ok())
-                .and_then(|code| unrolling.tables.rows.get(code))
+                .and_then(|v| usize::try_from(v).ok())
+                .and_then(|v| tables.ranges.get(v))
+                .copied()
+                .unwrap_or((0, 0));
+            (at.0..at.1)
+                .find(|&i| step.take.get(i).is_some_and(|t| holds(model, t)))
+                .and_then(|i| tables.rows.get(i))
                 .map_or(usize::MAX, |row| row.graph_index)
         })
         .collect()

@@ -94,7 +94,10 @@ impl State {
 /// Transition `j`: the edge taken and what it is.
 #[derive(Debug, Clone)]
 pub(crate) struct Step {
-    pub edge: BV,
+    /// One literal per row of `tables`: the row taken. Rows that leave another node than the
+    /// state's, or that disagree with the next node, the class or the agent, are false; two
+    /// rows taken together are the same move (same ends, class and agent).
+    pub take: Vec<Bool>,
     pub(super) class: BV,
     pub(super) edge_agent: BV,
     /// The step runs a write; runs a write that has an undo (shared by many events).
@@ -145,7 +148,7 @@ pub(super) fn or(terms: Vec<Bool>) -> Option<Bool> {
     }
 }
 
-fn or_false(terms: Vec<Bool>) -> Bool {
+pub(super) fn or_false(terms: Vec<Bool>) -> Bool {
     or(terms).unwrap_or_else(|| Bool::from_bool(false))
 }
 
@@ -362,7 +365,9 @@ impl<'s, 'a> Unrolling<'s, 'a> {
         let j = self.steps.len();
         let t = &self.tables;
         let step = Step {
-            edge: BV::new_const(format!("edge_{j}"), t.edge_bits),
+            take: (0..t.rows.len())
+                .map(|i| Bool::new_const(format!("take_{j}_{i}")))
+                .collect(),
             class: BV::new_const(format!("class_{j}"), CLASS_BITS),
             edge_agent: BV::new_const(format!("edge_agent_{j}"), t.agent_bits),
             write: None,
@@ -402,12 +407,16 @@ impl<'s, 'a> Unrolling<'s, 'a> {
     /// the agent of the route.
     fn edge_choice(&self, s: &State, step: &Step, next: &State, out: &mut Transition) {
         let t = &self.tables;
-        let taken: Vec<Bool> = (0..t.rows.len()).map(|i| step.edge.eq(i as u64)).collect();
-        // Forward: being at a node, the edge is one of its rows.
+        let taken = &step.take;
+        // Forward: a row taken leaves the node the state is at, and being at a node, one of
+        // its rows is taken.
         for (v, &(lo, hi)) in t.ranges.iter().enumerate() {
             let here = s.node.eq(v as u64);
-            let choice = or_false(taken.get(lo..hi).unwrap_or_default().to_vec());
-            out.taken.push(here.implies(&choice));
+            let rows = taken.get(lo..hi).unwrap_or_default().to_vec();
+            for r in &rows {
+                out.taken.push(r.implies(&here));
+            }
+            out.taken.push(here.implies(or_false(rows)));
         }
         // Each row fixes the next node, the class and the agent of the route.
         let none = t.agents as u64;

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use z3::ast::Bool;
 
 use super::decode;
-use super::encode::{State, Unrolling};
+use super::encode::{State, Unrolling, or_false};
 use super::solver::{Outcome, Smt};
 use crate::system::{Answer, Obligation, System};
 
@@ -61,6 +61,11 @@ struct Search<'s, 'a> {
     /// Per transition, a literal for each obligation open when it was added whose event can
     /// happen there: it holds when the transition is live and raises the event.
     events: Vec<BTreeMap<&'s Obligation, Bool>>,
+    /// Per transition, a literal that implies one of its event literals whose obligation's
+    /// literal in `enabled` holds.
+    any: Vec<Bool>,
+    /// Per obligation, a literal assumed false once it is closed.
+    enabled: BTreeMap<&'s Obligation, Bool>,
     /// The second solver of `sweep`, made when first needed.
     one: Option<OneStep<'s, 'a>>,
     answers: BTreeMap<Obligation, Answer>,
@@ -72,12 +77,18 @@ struct OneStep<'s, 'a> {
     smt: Smt,
     unrolling: Unrolling<'s, 'a>,
     events: BTreeMap<&'s Obligation, Bool>,
+    /// Implies one of the event literals whose obligation's `enabled` literal holds.
+    any: Bool,
     pins: usize,
-    queries: usize,
 }
 
 impl<'s, 'a> OneStep<'s, 'a> {
-    fn new(smt: &Smt, of: &Unrolling<'s, 'a>, open: &[&'s Obligation]) -> Self {
+    fn new(
+        smt: &Smt,
+        of: &Unrolling<'s, 'a>,
+        open: &[&'s Obligation],
+        enabled: &BTreeMap<&'s Obligation, Bool>,
+    ) -> Self {
         let smt = smt.sibling();
         let mut unrolling = of.unrolling_from_any_state();
         let transition = unrolling.extend();
@@ -92,12 +103,18 @@ impl<'s, 'a> OneStep<'s, 'a> {
                 events.insert(*o, literal);
             }
         }
+        let any = Bool::new_const("any_event");
+        let all = events
+            .iter()
+            .filter_map(|(o, e)| Some(Bool::and(&[e.clone(), enabled.get(o)?.clone()])))
+            .collect();
+        smt.assert(&any.implies(or_false(all)));
         Self {
             smt,
             unrolling,
             events,
+            any,
             pins: 0,
-            queries: 0,
         }
     }
 }
@@ -118,6 +135,12 @@ impl<'s, 'a> Search<'s, 'a> {
             live: Vec::new(),
             queries: 0,
             events: Vec::new(),
+            any: Vec::new(),
+            enabled: sys
+                .obligations
+                .iter()
+                .map(|o| (o, Bool::new_const(format!("open_{}_{}", o.rule, o.subject))))
+                .collect(),
             one: None,
             answers: BTreeMap::new(),
             open: sys.obligations.iter().collect(),
@@ -146,6 +169,15 @@ impl<'s, 'a> Search<'s, 'a> {
                 events.insert(*o, literal);
             }
         }
+        // Some open obligation's event at `j`: with the closed obligations' `open` literals
+        // assumed false, this asks for an open one without adding a formula per question.
+        let any = Bool::new_const(format!("any_event_{j}"));
+        let all: Vec<Bool> = events
+            .iter()
+            .filter_map(|(o, e)| Some(Bool::and(&[e.clone(), self.enabled.get(o)?.clone()])))
+            .collect();
+        self.smt.assert(&any.implies(or_false(all)));
+        self.any.push(any);
         self.events.push(events);
         self.live.push(live);
     }
@@ -187,8 +219,9 @@ impl<'s, 'a> Search<'s, 'a> {
             if events.is_empty() {
                 return Ok(());
             }
-            let terms = events.iter().map(|(_, e)| e.clone()).collect();
-            let model = match self.query(terms) {
+            let mut assume: Vec<Bool> = self.any.get(j).cloned().into_iter().collect();
+            assume.extend(self.closed_at(j));
+            let model = match self.smt.check(&assume) {
                 Outcome::Sat(model) => model,
                 Outcome::Unsat => return Ok(()),
                 Outcome::Unknown => return Err(GaveUp),
@@ -215,12 +248,29 @@ impl<'s, 'a> Search<'s, 'a> {
         }
     }
 
+    /// The `enabled` literals, negated, of the obligations closed since transition `j` was
+    /// added.
+    fn closed_at(&self, j: usize) -> Vec<Bool> {
+        self.events
+            .get(j)
+            .into_iter()
+            .flatten()
+            .filter(|(o, _)| !self.open.contains(o))
+            .filter_map(|(o, _)| Some(self.enabled.get(o)?.not()))
+            .collect()
+    }
+
     /// Closes what else can happen in one step from a state a model reached at transition `j`
     /// by `prefix`: a second solver holds one transition from any state, pinned to this state
     /// by an assumption, so each of its answers is cheap.
     fn sweep(&mut self, state: State, prefix: &[usize]) {
         if self.one.is_none() {
-            self.one = Some(OneStep::new(&self.smt, &self.unrolling, &self.open));
+            self.one = Some(OneStep::new(
+                &self.smt,
+                &self.unrolling,
+                &self.open,
+                &self.enabled,
+            ));
         }
         let Some(one) = self.one.as_mut() else { return };
         let pin = Bool::new_const(format!("pin_{}", one.pins));
@@ -237,11 +287,14 @@ impl<'s, 'a> Search<'s, 'a> {
             if events.is_empty() {
                 return;
             }
-            let q = Bool::new_const(format!("sweep_{}", one.queries));
-            one.queries += 1;
-            let terms: Vec<Bool> = events.iter().map(|(_, e)| e.clone()).collect();
-            one.smt.assert(&q.implies(Bool::or(&terms)));
-            let Outcome::Sat(model) = one.smt.check(&[pin.clone(), q]) else {
+            let mut assume = vec![pin.clone(), one.any.clone()];
+            assume.extend(
+                one.events
+                    .keys()
+                    .filter(|o| !self.open.contains(o))
+                    .filter_map(|o| Some(self.enabled.get(o)?.not())),
+            );
+            let Outcome::Sat(model) = one.smt.check(&assume) else {
                 return;
             };
             let mut path = prefix.to_vec();

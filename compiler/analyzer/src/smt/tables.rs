@@ -47,7 +47,6 @@ pub(crate) struct Tables {
     pub(super) nodes: usize,
     pub(super) agents: usize,
     pub(super) node_bits: u32,
-    pub(super) edge_bits: u32,
     pub(super) agent_bits: u32,
     /// Turns as the search reads them (at least one).
     pub(super) turns: u64,
@@ -213,7 +212,6 @@ impl Tables {
         let agents = sys.graph.agents.len();
         Self {
             node_bits: bits(nodes as u64 + 1),
-            edge_bits: bits(rows.len() as u64 + 1),
             agent_bits: bits(agents as u64 + 1),
             turns,
             rows,
