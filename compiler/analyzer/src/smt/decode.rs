@@ -2,30 +2,34 @@
 //! names), and whether an obligation's event holds in it.
 
 use z3::Model;
-use z3::ast::Bool;
+use z3::ast::{BV, Bool};
 
 use super::encode::{State, Unrolling};
 
-/// The edges of transitions `0..=last` in the model: at each, the first row taken of those that
-/// leave the node the model's state is at. A transition that takes none decodes to
-/// `usize::MAX`, which no replay accepts.
+/// The edges of transitions `0..=last` in the model: at each, the row its choice names among
+/// those leaving the node the model's state is at. A choice past them decodes to `usize::MAX`,
+/// which no replay accepts.
 pub(crate) fn witness(model: &Model, unrolling: &Unrolling<'_, '_>, last: usize) -> Vec<usize> {
     let tables = &unrolling.tables;
+    let value = |v: &BV| {
+        model
+            .eval(v, true)
+            .and_then(|v| v.as_u64())
+            .and_then(|v| usize::try_from(v).ok())
+    };
     unrolling
         .steps
         .iter()
         .zip(unrolling.states.iter())
         .take(last + 1)
         .map(|(step, state)| {
-            let at = model
-                .eval(&state.node, true)
-                .and_then(|v| v.as_u64())
-                .and_then(|v| usize::try_from(v).ok())
+            let (lo, hi) = value(&state.node)
                 .and_then(|v| tables.ranges.get(v))
                 .copied()
                 .unwrap_or((0, 0));
-            (at.0..at.1)
-                .find(|&i| step.take.get(i).is_some_and(|t| holds(model, t)))
+            value(&step.choice)
+                .map(|k| lo + k)
+                .filter(|&i| i < hi)
                 .and_then(|i| tables.rows.get(i))
                 .map_or(usize::MAX, |row| row.graph_index)
         })

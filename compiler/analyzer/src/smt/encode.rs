@@ -94,9 +94,9 @@ impl State {
 /// Transition `j`: the edge taken and what it is.
 #[derive(Debug, Clone)]
 pub(crate) struct Step {
-    /// One literal per row of `tables`: the row taken. Rows that leave another node than the
-    /// state's, or that disagree with the next node, the class or the agent, are false; two
-    /// rows taken together are the same move (same ends, class and agent).
+    /// Which of the rows leaving the state's node is taken, counted from the first.
+    pub choice: BV,
+    /// Per row of `tables`: it is taken (the state is at its node and the choice names it).
     pub take: Vec<Bool>,
     pub(super) class: BV,
     pub(super) edge_agent: BV,
@@ -364,21 +364,28 @@ impl<'s, 'a> Unrolling<'s, 'a> {
     pub(crate) fn extend(&mut self) -> Transition {
         let j = self.steps.len();
         let t = &self.tables;
+        let mut out = Transition::default();
+        let Some(s) = self.states.last().cloned() else {
+            out.taken.push(Bool::from_bool(false));
+            return out;
+        };
+        let choice = BV::new_const(format!("choice_{j}"), t.choice_bits);
+        let mut take = Vec::with_capacity(t.rows.len());
+        for (v, &(lo, hi)) in t.ranges.iter().enumerate() {
+            let here = s.node.eq(v as u64);
+            for k in 0..hi - lo {
+                take.push(and(&[here.clone(), choice.eq(k as u64)]));
+            }
+        }
         let step = Step {
-            take: (0..t.rows.len())
-                .map(|i| Bool::new_const(format!("take_{j}_{i}")))
-                .collect(),
+            choice,
+            take,
             class: BV::new_const(format!("class_{j}"), CLASS_BITS),
             edge_agent: BV::new_const(format!("edge_agent_{j}"), t.agent_bits),
             write: None,
             undoable: None,
         };
         let next = self.fresh_state(j + 1);
-        let mut out = Transition::default();
-        let Some(s) = self.states.last().cloned() else {
-            out.taken.push(Bool::from_bool(false));
-            return out;
-        };
         self.steps.push(step.clone());
         self.states.push(next.clone());
         let write = self.runs_one_of(
@@ -408,15 +415,11 @@ impl<'s, 'a> Unrolling<'s, 'a> {
     fn edge_choice(&self, s: &State, step: &Step, next: &State, out: &mut Transition) {
         let t = &self.tables;
         let taken = &step.take;
-        // Forward: a row taken leaves the node the state is at, and being at a node, one of
-        // its rows is taken.
+        // Forward: being at a node, the choice names one of its rows.
         for (v, &(lo, hi)) in t.ranges.iter().enumerate() {
             let here = s.node.eq(v as u64);
-            let rows = taken.get(lo..hi).unwrap_or_default().to_vec();
-            for r in &rows {
-                out.taken.push(r.implies(&here));
-            }
-            out.taken.push(here.implies(or_false(rows)));
+            let bound = BV::from_u64((hi - lo) as u64, t.choice_bits);
+            out.taken.push(here.implies(step.choice.bvult(&bound)));
         }
         // Each row fixes the next node, the class and the agent of the route.
         let none = t.agents as u64;
@@ -441,17 +444,18 @@ impl<'s, 'a> Unrolling<'s, 'a> {
             }
         }
         // Backward: the next node, the class and the agent each name the rows they can come
-        // from, so what an event needs of a step narrows the edge at once.
+        // from, so what an event needs of a step narrows the edge at once (for a step taken:
+        // past the end of a path no row need be).
         for (w, rows) in into.into_iter().enumerate() {
-            out.defined
+            out.taken
                 .push(next.node.eq(w as u64).implies(or_false(rows)));
         }
         for (c, rows) in by_class.into_iter().enumerate() {
-            out.defined
+            out.taken
                 .push(step.class.eq(c as u64).implies(or_false(rows)));
         }
         for (a, rows) in by_agent.into_iter().enumerate() {
-            out.defined
+            out.taken
                 .push(step.edge_agent.eq(a as u64).implies(or_false(rows)));
         }
     }

@@ -48,6 +48,8 @@ pub(crate) struct Tables {
     pub(super) agents: usize,
     pub(super) node_bits: u32,
     pub(super) agent_bits: u32,
+    /// Bits to name a row among those leaving one node.
+    pub(super) choice_bits: u32,
     /// Turns as the search reads them (at least one).
     pub(super) turns: u64,
     /// Per node, the classes of the rows into it, a bit per class.
@@ -213,6 +215,13 @@ impl Tables {
         Self {
             node_bits: bits(nodes as u64 + 1),
             agent_bits: bits(agents as u64 + 1),
+            choice_bits: bits(
+                ranges
+                    .iter()
+                    .map(|(lo, hi)| (hi - lo) as u64 + 1)
+                    .max()
+                    .unwrap_or(1),
+            ),
             turns,
             rows,
             ranges,
