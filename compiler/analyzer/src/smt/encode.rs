@@ -3,9 +3,10 @@
 //! `explicit::take`: its guard (the check's order rules and session limits), its agent switching
 //! and session resets, its resets at the next turn, the run's step limit and the turns.
 //!
-//! Edge choice is compact: one bit-vector per transition names the edge (a row of `tables`),
-//! being at a node narrows it to that node's rows, and the next node, the class and the agent
-//! each narrow it back to the rows they can come from. What a tool run does is read from the
+//! Edge choice is compact: one small bit-vector per transition chooses among the rows of
+//! `tables` that leave the node the state is at (a row is taken when the state is at its node
+//! and the choice names it), and the next node, the class and the agent each narrow the choice
+//! back to the rows they can come from. What a tool run does is read from the
 //! tool node it reaches (`pending` and `last_irreversible` hold tool nodes). Counters are unary
 //! (`steps_3_2` is "at least two steps this run"), and a part of the state that nothing can set
 //! is a constant. Every variable has a deterministic name (`node_3`, `ran_2_get_order`), so the
