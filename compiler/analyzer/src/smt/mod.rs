@@ -7,16 +7,18 @@
 //! rulebook's gate conditions (QG010) with the same solver.
 //!
 //! How the search answers: transition `j` is taken only when its literal `live_j` holds, so a
-//! path may stop after any transition. A query asks, under a fresh assumption, whether an open
-//! obligation's event can happen within a window of transitions. An unsatisfiable window rules
-//! every open obligation out there, and the next window is twice as wide; a satisfiable one is
+//! path may stop after any transition. A query asks whether an open obligation's event can
+//! happen within a window of transitions. An unsatisfiable window rules every open obligation
+//! out there, and the next window is twice as wide (up to `MAX_WINDOW`); a satisfiable one is
 //! asked again transition by transition from its start, so the first witness found for an
-//! obligation is a shortest one, as the explicit search's is. A model found at transition `j` is
-//! then swept: a second solver holding one transition from any state, pinned to the model's
-//! state at `j`, closes every other obligation the same path reaches with another last edge. An
-//! obligation still open when every transition the bounds allow (`turns × (depth + 1) − 1`) is
-//! ruled out is unreachable; when the solver gives up or the budget (`Bounds::solver_ms`) runs
-//! out, every open obligation is undecided, never unreachable.
+//! obligation is a shortest one, as the explicit search's is. Those questions add no formula:
+//! each is an assumption that some event of the transition happens, with the literal of every
+//! obligation already closed assumed false. A model found at transition `j` is then swept: a
+//! second solver holding one transition from any state, pinned to the model's state at `j`,
+//! closes every other obligation the same path reaches with another last edge. An obligation
+//! still open when every transition the bounds allow (`turns × (depth + 1) − 1`) is ruled out is
+//! unreachable; when the solver gives up or the budget (`Bounds::solver_ms`) runs out, every
+//! open obligation is undecided, never unreachable.
 
 mod conditions;
 mod decode;
