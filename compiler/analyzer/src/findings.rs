@@ -366,36 +366,59 @@ pub fn from_structure(inputs: &Inputs<'_>) -> Vec<Finding> {
         }
     }
     for t in cat.tools.iter() {
+        let verdicts = crate::gate::path_verdicts(inputs.body, &t.gate);
         for (i, path) in t.gate.paths.iter().enumerate() {
-            let Some(cond) = path.condition else { continue };
-            let dead =
-                !crate::gate::satisfiable(inputs.body, cond)
-                    || t.gate.paths.iter().take(i).any(|p| {
-                        p.intent.is_none() && p.condition.is_none() && path.intent.is_none()
-                    });
-            if dead {
-                let place = Place {
-                    file: String::new(),
-                    line: path.span.line,
-                    start: path.span.start,
-                    end: path.span.end,
-                };
-                let file = inputs
-                    .body
-                    .sources
-                    .get(path.span.source as usize)
-                    .map(|s| s.path.clone())
-                    .unwrap_or_default();
+            let of_path: Vec<(&str, Option<crate::gate::PathVerdict>)> = verdicts
+                .iter()
+                .map(|(engine, v)| (*engine, v.get(i).copied().flatten()))
+                .collect();
+            let file = inputs
+                .body
+                .sources
+                .get(path.span.source as usize)
+                .map(|s| s.path.clone())
+                .unwrap_or_default();
+            let place = Place {
+                file,
+                line: path.span.line,
+                start: path.span.start,
+                end: path.span.end,
+            };
+            let mut decided = of_path.iter().filter_map(|(_, v)| *v);
+            let first = decided.next();
+            if decided.any(|v| Some(v) != first) {
+                let said: Vec<String> = of_path
+                    .iter()
+                    .map(|(e, v)| format!("{e} says {}", v.map_or("undecided", |v| v.describe())))
+                    .collect();
                 push(
-                    "QG010",
+                    "QG312",
                     &t.name,
-                    Place { file, ..place },
+                    place.clone(),
                     format!(
-                        "the path of flow '{}' to '{}' can never be taken: its condition never holds",
-                        path.flow, t.name
+                        "the engines disagree on the path of flow '{}' to '{}': {}",
+                        path.flow,
+                        t.name,
+                        said.join(", ")
                     ),
                 );
             }
+            let why = match first {
+                Some(crate::gate::PathVerdict::Never) => "its condition never holds",
+                Some(crate::gate::PathVerdict::Shadowed) => {
+                    "the paths before it with the same intent take every call it would"
+                }
+                _ => continue,
+            };
+            push(
+                "QG010",
+                &t.name,
+                place,
+                format!(
+                    "the path of flow '{}' to '{}' can never be taken: {why}",
+                    path.flow, t.name
+                ),
+            );
         }
     }
     let listed = |tool: &str| g.agents.iter().any(|a| a.tools.iter().any(|t| t == tool));

@@ -2,6 +2,8 @@
 //! every witness z3 gives replays through the tool check's transitions with the length of the
 //! explicit search's shortest one.
 
+#![cfg(feature = "z3")]
+
 mod common;
 
 use common::{AgentSpec, At, Spec, StepSpec, StoreSpec, ToolSpec, Undo};
@@ -153,7 +155,8 @@ fn bounds() -> impl Strategy<Value = Bounds> {
     })
 }
 
-/// The last node's rows ending at a power of two once overflowed the edge's bit-vector.
+/// A call reached through the rows of the graph's last node (`end`, then a custom step): the
+/// rows of the last node once fell outside the bit-vector that named the edge.
 #[test]
 fn a_call_from_the_last_nodes_rows_is_found_by_both() {
     let mut t = ToolSpec::read();

@@ -1,94 +1,46 @@
 //! The SMT engine: bounded model checking of the transition system with z3.
 //!
-//! `encode` unrolls the system one transition at a time; `solver` runs z3; `decode` reads a
-//! model back into a witness. The engine asks, after each new transition `j`, whether any open
-//! obligation's event can happen at exactly that transition, so the first witness it finds for an
-//! obligation is a shortest one, as the explicit search's is. One solver answers every obligation:
-//! the unrolling's constraints are asserted once and stay, and each query is a fresh assumption
-//! that implies the disjunction of the open obligations' events. A satisfiable query closes every
-//! obligation whose event holds in its model; an unsatisfiable one moves on to the next
-//! transition. An obligation still open after the longest path the bounds allow
-//! (`turns × (depth + 1) − 1` transitions) is unreachable; when the solver gives up or the
-//! budget (`Bounds::solver_ms`) runs out, every open obligation is undecided.
+//! `tables` indexes the system's facts; `encode` unrolls the system one transition at a time,
+//! with exactly the semantics of `explicit::take`; `event` says when a transition raises an
+//! obligation's event; `solver` is the only place that runs z3; `decode` reads models back into
+//! witnesses and states; `search` decides which questions to ask. `conditions` checks the
+//! rulebook's gate conditions (QG010) with the same solver.
+//!
+//! How the search answers: transition `j` is taken only when its literal `live_j` holds, so a
+//! path may stop after any transition. A query asks whether an open obligation's event can
+//! happen within a window of transitions. An unsatisfiable window rules every open obligation
+//! out there, and the next window is twice as wide (up to `MAX_WINDOW`); a satisfiable one is
+//! asked again transition by transition from its start, so the first witness found for an
+//! obligation is a shortest one, as the explicit search's is. Those questions add no formula:
+//! each is an assumption that some event of the transition happens, with the literal of every
+//! obligation already closed assumed false. A model found at transition `j` is then swept: a
+//! second solver holding one transition from any state, pinned to the model's state at `j`,
+//! closes every other obligation the same path reaches with another last edge. An obligation
+//! still open when every transition the bounds allow (`turns × (depth + 1) − 1`) is ruled out is
+//! unreachable; when the solver gives up or the budget (`Bounds::solver_ms`) runs out, every
+//! open obligation is undecided, never unreachable.
 
+mod conditions;
 mod decode;
 mod encode;
+mod event;
+mod search;
 mod solver;
+mod tables;
 
 use std::collections::BTreeMap;
 
 use z3::ast::Bool;
 
+pub use conditions::gate_paths;
+
 use crate::system::{Answer, Obligation, System};
 use encode::Unrolling;
-use solver::{Outcome, Smt};
+use solver::Smt;
 
 /// Answers every obligation of the system.
 pub fn solve(sys: &System<'_>) -> BTreeMap<Obligation, Answer> {
-    let smt = Smt::new(sys.bounds.solver_ms);
-    let (mut unrolling, initial) = Unrolling::new(sys);
-    for c in &initial {
-        smt.assert(c);
-    }
-    let mut answers = BTreeMap::new();
-    let mut open: Vec<&Obligation> = sys.obligations.iter().collect();
-    let mut undecided = false;
-    'transitions: for j in 0..unrolling.tables.transitions {
-        if open.is_empty() {
-            break;
-        }
-        for c in unrolling.extend() {
-            smt.assert(&c);
-        }
-        let mut events: Vec<(&Obligation, Bool)> = open
-            .iter()
-            .filter_map(|o| unrolling.event(o, j).map(|e| (*o, e)))
-            .collect();
-        let mut round = 0;
-        while !events.is_empty() {
-            let query = Bool::new_const(format!("query_{j}_{round}"));
-            round += 1;
-            let any: Vec<Bool> = events.iter().map(|(_, e)| e.clone()).collect();
-            smt.assert(&query.implies(Bool::or(&any)));
-            match smt.check(&query) {
-                Outcome::Sat(model) => {
-                    let path = decode::witness(&model, &unrolling, j);
-                    let before = events.len();
-                    events.retain(|(o, e)| {
-                        if decode::holds(&model, e) {
-                            answers.insert((*o).clone(), Answer::Reachable(path.clone()));
-                            false
-                        } else {
-                            true
-                        }
-                    });
-                    if events.len() == before {
-                        // A model of the disjunction satisfies none of it: the solver is not
-                        // to be trusted further.
-                        undecided = true;
-                        break 'transitions;
-                    }
-                }
-                Outcome::Unsat => break,
-                Outcome::Unknown => {
-                    undecided = true;
-                    break 'transitions;
-                }
-            }
-        }
-        open.retain(|o| !answers.contains_key(*o));
-    }
-    for o in open {
-        if !answers.contains_key(o) {
-            let answer = if undecided {
-                Answer::Undecided
-            } else {
-                Answer::Unreachable
-            };
-            answers.insert(o.clone(), answer);
-        }
-    }
-    answers
+    search::run(sys)
 }
 
 /// The formula of `transitions` steps of the system as SMT-LIB text: the initial states, each
@@ -101,8 +53,9 @@ pub fn smtlib(sys: &System<'_>, transitions: usize) -> String {
         smt.assert(c);
     }
     for _ in 0..transitions {
-        for c in unrolling.extend() {
-            smt.assert(&c);
+        let transition = unrolling.extend();
+        for c in transition.taken.iter().chain(transition.defined.iter()) {
+            smt.assert(c);
         }
     }
     for o in &sys.obligations {

@@ -1,0 +1,331 @@
+//! The order of questions the SMT engine asks: windows of transitions, then transition by
+//! transition where a window holds something, with each model swept by a one-transition solver
+//! (see the module above for why each answer is sound and each witness shortest).
+
+use std::collections::BTreeMap;
+
+use z3::ast::Bool;
+
+use super::decode;
+use super::encode::{State, Unrolling, or_false};
+use super::solver::{Outcome, Smt};
+use crate::system::{Answer, Obligation, System};
+
+/// The most transitions one query looks at together.
+const MAX_WINDOW: usize = 8;
+
+/// Answers every obligation of the system.
+pub(super) fn run(sys: &System<'_>) -> BTreeMap<Obligation, Answer> {
+    let mut search = Search::new(sys);
+    let transitions = search.unrolling.tables.transitions;
+    let mut from = 0;
+    let mut width = 1;
+    for j in 0..transitions {
+        if search.open.is_empty() {
+            break;
+        }
+        search.extend();
+        if j + 1 - from < width && j + 1 < transitions {
+            continue;
+        }
+        let terms = search.events(from..j + 1);
+        if terms.is_empty() {
+            from = j + 1;
+            continue;
+        }
+        match search.query(terms) {
+            Outcome::Unsat => {}
+            Outcome::Unknown => return search.finish(true),
+            Outcome::Sat(_) => {
+                for step in from..=j {
+                    if search.close_at(step).is_err() {
+                        return search.finish(true);
+                    }
+                }
+            }
+        }
+        // Windows widen as the search goes deeper, where most of what is left is unreachable.
+        width = (width * 2).min(MAX_WINDOW);
+        from = j + 1;
+    }
+    search.finish(false)
+}
+
+/// The solver, the unrolling so far, and what is answered.
+struct Search<'s, 'a> {
+    smt: Smt,
+    unrolling: Unrolling<'s, 'a>,
+    /// `live_j`: transition `j` is taken. A path stops at its first transition that is not.
+    live: Vec<Bool>,
+    queries: usize,
+    /// Per transition, a literal for each obligation open when it was added whose event can
+    /// happen there: it holds when the transition is live and raises the event.
+    events: Vec<BTreeMap<&'s Obligation, Bool>>,
+    /// Per transition, a literal that implies one of its event literals whose obligation's
+    /// literal in `enabled` holds.
+    any: Vec<Bool>,
+    /// Per obligation, a literal assumed false once it is closed.
+    enabled: BTreeMap<&'s Obligation, Bool>,
+    /// The second solver of `sweep`, made when first needed.
+    one: Option<OneStep<'s, 'a>>,
+    answers: BTreeMap<Obligation, Answer>,
+    open: Vec<&'s Obligation>,
+}
+
+/// One transition from any state, in a solver of its own, with a literal per obligation's event.
+struct OneStep<'s, 'a> {
+    smt: Smt,
+    unrolling: Unrolling<'s, 'a>,
+    events: BTreeMap<&'s Obligation, Bool>,
+    /// Implies one of the event literals whose obligation's `enabled` literal holds.
+    any: Bool,
+    pins: usize,
+}
+
+impl<'s, 'a> OneStep<'s, 'a> {
+    fn new(
+        smt: &Smt,
+        of: &Unrolling<'s, 'a>,
+        open: &[&'s Obligation],
+        enabled: &BTreeMap<&'s Obligation, Bool>,
+    ) -> Self {
+        let smt = smt.sibling();
+        let mut unrolling = of.unrolling_from_any_state();
+        let transition = unrolling.extend();
+        for c in transition.taken.iter().chain(transition.defined.iter()) {
+            smt.assert(c);
+        }
+        let mut events = BTreeMap::new();
+        for o in open {
+            if let Some(e) = unrolling.event(o, 0) {
+                let literal = Bool::new_const(format!("event_{}_{}", o.rule, o.subject));
+                smt.assert(&literal.eq(e));
+                events.insert(*o, literal);
+            }
+        }
+        let any = Bool::new_const("any_event");
+        let all = events
+            .iter()
+            .filter_map(|(o, e)| Some(Bool::and(&[e.clone(), enabled.get(o)?.clone()])))
+            .collect();
+        smt.assert(&any.implies(or_false(all)));
+        Self {
+            smt,
+            unrolling,
+            events,
+            any,
+            pins: 0,
+        }
+    }
+}
+
+/// The solver gave up or a model made no sense: what is open stays undecided.
+struct GaveUp;
+
+impl<'s, 'a> Search<'s, 'a> {
+    fn new(sys: &'s System<'a>) -> Self {
+        let smt = Smt::new(sys.bounds.solver_ms);
+        let (unrolling, initial) = Unrolling::new(sys);
+        for c in &initial {
+            smt.assert(c);
+        }
+        Self {
+            smt,
+            unrolling,
+            live: Vec::new(),
+            queries: 0,
+            events: Vec::new(),
+            any: Vec::new(),
+            enabled: sys
+                .obligations
+                .iter()
+                .map(|o| (o, Bool::new_const(format!("open_{}_{}", o.rule, o.subject))))
+                .collect(),
+            one: None,
+            answers: BTreeMap::new(),
+            open: sys.obligations.iter().collect(),
+        }
+    }
+
+    /// Adds the next transition, taken only when it is live.
+    fn extend(&mut self) {
+        let j = self.live.len();
+        let live = Bool::new_const(format!("live_{j}"));
+        if let Some(before) = self.live.last() {
+            self.smt.assert(&live.implies(before));
+        }
+        let transition = self.unrolling.extend();
+        for c in &transition.taken {
+            self.smt.assert(&live.implies(c));
+        }
+        for c in &transition.defined {
+            self.smt.assert(c);
+        }
+        let mut events = BTreeMap::new();
+        for o in &self.open {
+            if let Some(e) = self.unrolling.event(o, j) {
+                let literal = Bool::new_const(format!("event_{j}_{}_{}", o.rule, o.subject));
+                self.smt.assert(&literal.eq(Bool::and(&[live.clone(), e])));
+                events.insert(*o, literal);
+            }
+        }
+        // Some open obligation's event at `j`: with the closed obligations' `open` literals
+        // assumed false, this asks for an open one without adding a formula per question.
+        let any = Bool::new_const(format!("any_event_{j}"));
+        let all: Vec<Bool> = events
+            .iter()
+            .filter_map(|(o, e)| Some(Bool::and(&[e.clone(), self.enabled.get(o)?.clone()])))
+            .collect();
+        self.smt.assert(&any.implies(or_false(all)));
+        self.any.push(any);
+        self.events.push(events);
+        self.live.push(live);
+    }
+
+    /// The open obligations' events at the given transitions, each with its transition live.
+    fn events(&self, steps: std::ops::Range<usize>) -> Vec<Bool> {
+        let mut out = Vec::new();
+        for o in &self.open {
+            for at in self.events.get(steps.clone()).into_iter().flatten() {
+                if let Some(e) = at.get(o) {
+                    out.push(e.clone());
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether some of these can hold, under a fresh assumption.
+    fn query(&mut self, terms: Vec<Bool>) -> Outcome {
+        let q = Bool::new_const(format!("query_{}", self.queries));
+        self.queries += 1;
+        self.smt.assert(&q.implies(Bool::or(&terms)));
+        self.smt.check(std::slice::from_ref(&q))
+    }
+
+    /// Closes every open obligation whose event can happen at transition `j`, with a witness
+    /// of `j + 1` edges. Every earlier transition is already ruled out for what is open, so each
+    /// witness is a shortest one.
+    fn close_at(&mut self, j: usize) -> Result<(), GaveUp> {
+        loop {
+            let Some(at) = self.events.get(j) else {
+                return Ok(());
+            };
+            let events: Vec<(&'s Obligation, Bool)> = self
+                .open
+                .iter()
+                .filter_map(|o| Some((*o, at.get(o)?.clone())))
+                .collect();
+            if events.is_empty() {
+                return Ok(());
+            }
+            let mut assume: Vec<Bool> = self.any.get(j).cloned().into_iter().collect();
+            assume.extend(self.closed_at(j));
+            let model = match self.smt.check(&assume) {
+                Outcome::Sat(model) => model,
+                Outcome::Unsat => return Ok(()),
+                Outcome::Unknown => return Err(GaveUp),
+            };
+            let path = decode::witness(&model, &self.unrolling, j);
+            let resumed = decode::state(&model, &self.unrolling, j);
+            let mut closed = 0;
+            for (o, e) in &events {
+                if decode::holds(&model, e) {
+                    self.answers
+                        .insert((*o).clone(), Answer::Reachable(path.clone()));
+                    closed += 1;
+                }
+            }
+            if closed == 0 {
+                // A model of the disjunction satisfies none of it.
+                return Err(GaveUp);
+            }
+            let answers = &self.answers;
+            self.open.retain(|o| !answers.contains_key(*o));
+            if let Some(state) = resumed {
+                self.sweep(state, path.get(..j).unwrap_or_default());
+            }
+        }
+    }
+
+    /// The `enabled` literals, negated, of the obligations closed since transition `j` was
+    /// added.
+    fn closed_at(&self, j: usize) -> Vec<Bool> {
+        self.events
+            .get(j)
+            .into_iter()
+            .flatten()
+            .filter(|(o, _)| !self.open.contains(o))
+            .filter_map(|(o, _)| Some(self.enabled.get(o)?.not()))
+            .collect()
+    }
+
+    /// Closes what else can happen in one step from a state a model reached at transition `j`
+    /// by `prefix`: a second solver holds one transition from any state, pinned to this state
+    /// by an assumption, so each of its answers is cheap.
+    fn sweep(&mut self, state: State, prefix: &[usize]) {
+        if self.one.is_none() {
+            self.one = Some(OneStep::new(
+                &self.smt,
+                &self.unrolling,
+                &self.open,
+                &self.enabled,
+            ));
+        }
+        let Some(one) = self.one.as_mut() else { return };
+        let pin = Bool::new_const(format!("pin_{}", one.pins));
+        one.pins += 1;
+        if let Some(from) = one.unrolling.states.first() {
+            one.smt.assert(&pin.eq(from.equals(&state)));
+        }
+        loop {
+            let events: Vec<(&'s Obligation, Bool)> = self
+                .open
+                .iter()
+                .filter_map(|o| Some((*o, one.events.get(o)?.clone())))
+                .collect();
+            if events.is_empty() {
+                return;
+            }
+            let mut assume = vec![pin.clone(), one.any.clone()];
+            assume.extend(
+                one.events
+                    .keys()
+                    .filter(|o| !self.open.contains(o))
+                    .filter_map(|o| Some(self.enabled.get(o)?.not())),
+            );
+            let Outcome::Sat(model) = one.smt.check(&assume) else {
+                return;
+            };
+            let mut path = prefix.to_vec();
+            path.extend(decode::witness(&model, &one.unrolling, 0));
+            let mut closed = 0;
+            for (o, e) in &events {
+                if decode::holds(&model, e) {
+                    self.answers
+                        .insert((*o).clone(), Answer::Reachable(path.clone()));
+                    closed += 1;
+                }
+            }
+            if closed == 0 {
+                return;
+            }
+            let answers = &self.answers;
+            self.open.retain(|o| !answers.contains_key(*o));
+        }
+    }
+
+    /// Every obligation's answer: what is still open is unreachable when the search ran to the
+    /// bounds, undecided when it gave up.
+    fn finish(mut self, gave_up: bool) -> BTreeMap<Obligation, Answer> {
+        for o in std::mem::take(&mut self.open) {
+            let answer = if gave_up {
+                Answer::Undecided
+            } else {
+                Answer::Unreachable
+            };
+            self.answers.entry(o.clone()).or_insert(answer);
+        }
+        self.answers
+    }
+}

@@ -1,0 +1,245 @@
+//! The system's facts as the formula indexes them: the takeable edges grouped by the node they
+//! leave, each with its class (what taking it does beyond moving) and agent; the tool nodes of
+//! each tool; the bit widths; and which parts of the state some transition can set.
+
+use std::collections::BTreeMap;
+
+use stalwart_graph::{EdgeKind, NodeKind};
+
+use crate::system::System;
+
+/// An edge that only moves.
+pub(super) const MOVE: u64 = 0;
+/// `next_turn`: the run ends and the next turn starts.
+pub(super) const NEXT_TURN: u64 = 1;
+pub(super) const HANDS_OFF: u64 = 2;
+pub(super) const CHANNEL: u64 = 3;
+/// A call through the guard into a tool: the check decides it.
+pub(super) const CALL: u64 = 4;
+/// A custom step's own call into a tool, around the check.
+pub(super) const UNGUARDED: u64 = 5;
+pub(super) const CLASS_BITS: u32 = 3;
+/// The classes that run a tool, a bit per class.
+pub(super) const RUNS: u8 = 1 << CALL | 1 << UNGUARDED;
+
+/// Bits to write every value below `n` (at least one).
+fn bits(n: u64) -> u32 {
+    (64 - n.saturating_sub(1).leading_zeros()).max(1)
+}
+
+/// One edge the encoding can take.
+#[derive(Debug, Clone)]
+pub(crate) struct Row {
+    /// Index into the graph's edges (what a witness names).
+    pub graph_index: usize,
+    pub to: usize,
+    pub class: u64,
+    pub agent: Option<usize>,
+}
+
+/// The system's facts, indexed for the formula.
+#[derive(Debug, Clone)]
+pub(crate) struct Tables {
+    /// The takeable edges, grouped by the node they leave (in `System::out` order).
+    pub rows: Vec<Row>,
+    /// Per node, its rows: `start..end`.
+    pub(super) ranges: Vec<(usize, usize)>,
+    pub(super) nodes: usize,
+    pub(super) agents: usize,
+    pub(super) node_bits: u32,
+    pub(super) agent_bits: u32,
+    /// Bits to name a row among those leaving one node.
+    pub(super) choice_bits: u32,
+    /// Turns as the search reads them (at least one).
+    pub(super) turns: u64,
+    /// Per node, the classes of the rows into it, a bit per class.
+    pub(super) incoming: Vec<u8>,
+    /// Per tool, the tool nodes that run it.
+    pub(super) tool_nodes: Vec<Vec<usize>>,
+    /// Tools by name, and nodes by id.
+    pub(super) tools_by_name: BTreeMap<String, Vec<usize>>,
+    pub(super) nodes_by_id: BTreeMap<String, Vec<usize>>,
+    /// Per relevant slot, its tool.
+    pub(super) slot_tool: Vec<usize>,
+    /// Per counted slot, its tool and the count it saturates at.
+    pub(super) count_tool: Vec<(usize, u64)>,
+    /// The most transitions any path within the bounds takes.
+    pub transitions: usize,
+    /// Which parts of the state some transition can set; the others stay as they start.
+    pub(super) settable: Settable,
+}
+
+/// Which parts of the state some transition can set: a part nothing sets is a constant, not a
+/// variable, so the solver never has to find out that it cannot change.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Settable {
+    /// Two agents route edges: a route can leave one agent's session for another's.
+    pub(super) escapes: bool,
+    /// A tool that reads from outside can run.
+    pub(super) taints: bool,
+    pub(super) confidential: bool,
+    pub(super) wrote: bool,
+    pub(super) candidate: bool,
+    pub(super) irreversible: bool,
+    /// A model node has a route out.
+    pub(super) via_model: bool,
+    /// Per relevant slot, whether its tool can run.
+    pub(super) slots: Vec<bool>,
+    /// Per counted slot, whether its tool can run.
+    pub(super) counts: Vec<bool>,
+}
+
+impl Tables {
+    pub(crate) fn new(sys: &System<'_>) -> Self {
+        let nodes = sys.kinds.len();
+        let mut rows = Vec::new();
+        let mut ranges = Vec::with_capacity(nodes);
+        for v in 0..nodes {
+            let start = rows.len();
+            for e in sys.out.get(v).into_iter().flatten() {
+                let to_kind = sys.kinds.get(e.to).copied();
+                let runs = to_kind == Some(NodeKind::Tool)
+                    && matches!(e.kind, EdgeKind::Call | EdgeKind::Unguarded);
+                let has_tool = sys.node_tool.get(e.to).copied().flatten().is_some();
+                // INVARIANT: `take` refuses a call into a tool node that names no tool.
+                if runs && !has_tool {
+                    continue;
+                }
+                let class = match e.kind {
+                    EdgeKind::NextTurn => NEXT_TURN,
+                    EdgeKind::HandsOff => HANDS_OFF,
+                    EdgeKind::Channel => CHANNEL,
+                    EdgeKind::Call if runs => CALL,
+                    EdgeKind::Unguarded if runs => UNGUARDED,
+                    _ => MOVE,
+                };
+                rows.push(Row {
+                    graph_index: e.index,
+                    to: e.to,
+                    class,
+                    agent: e.agent,
+                });
+            }
+            ranges.push((start, rows.len()));
+        }
+        let mut incoming = vec![0u8; nodes];
+        for row in &rows {
+            if let Some(bits) = incoming.get_mut(row.to) {
+                *bits |= 1 << row.class;
+            }
+        }
+        let mut tool_nodes = vec![Vec::new(); sys.catalogue.tools.len()];
+        for (v, tool) in sys.node_tool.iter().enumerate() {
+            if let Some(t) = tool
+                && sys.kinds.get(v) == Some(&NodeKind::Tool)
+                && let Some(list) = tool_nodes.get_mut(*t)
+            {
+                list.push(v);
+            }
+        }
+        let mut slot_tool = vec![0; sys.relevant_count];
+        for (t, slot) in sys.relevant.iter().enumerate() {
+            if let Some(slot) = slot
+                && let Some(x) = slot_tool.get_mut(*slot)
+            {
+                *x = t;
+            }
+        }
+        let mut count_tool = vec![(0, 0); sys.counted_count];
+        for (t, slot) in sys.counted.iter().enumerate() {
+            if let Some(slot) = slot
+                && let Some(x) = count_tool.get_mut(*slot)
+            {
+                let limit = sys
+                    .catalogue
+                    .tools
+                    .get(t)
+                    .and_then(|f| f.at_most_session)
+                    .unwrap_or(0);
+                *x = (t, u64::from(limit.min(254)) + 1);
+            }
+        }
+        let runnable: Vec<bool> = tool_nodes
+            .iter()
+            .map(|nodes| {
+                nodes
+                    .iter()
+                    .any(|&v| incoming.get(v).is_some_and(|b| b & RUNS != 0))
+            })
+            .collect();
+        let can = |p: &dyn Fn(&crate::catalogue::ToolFacts) -> bool| {
+            sys.catalogue
+                .tools
+                .iter()
+                .zip(runnable.iter())
+                .any(|(f, &r)| r && p(f))
+        };
+        let agents_routed: std::collections::BTreeSet<usize> =
+            rows.iter().filter_map(|r| r.agent).collect();
+        let settable = Settable {
+            escapes: agents_routed.len() > 1,
+            taints: can(&|f| f.reads_outside),
+            confidential: can(&|f| f.confidential),
+            wrote: can(&|f| f.write),
+            candidate: can(&|f| {
+                f.write && f.undo_tool.is_none() && !f.undo_none && !f.irreversible
+            }),
+            irreversible: can(&|f| f.write && f.irreversible),
+            via_model: (0..nodes).any(|v| {
+                sys.kinds.get(v) == Some(&NodeKind::Model)
+                    && ranges.get(v).is_some_and(|(lo, hi)| hi > lo)
+            }),
+            slots: slot_tool
+                .iter()
+                .map(|&t| runnable.get(t).copied().unwrap_or(false))
+                .collect(),
+            counts: count_tool
+                .iter()
+                .map(|&(t, _)| runnable.get(t).copied().unwrap_or(false))
+                .collect(),
+        };
+        let mut tools_by_name: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        for (i, f) in sys.catalogue.tools.iter().enumerate() {
+            tools_by_name.entry(f.name.clone()).or_default().push(i);
+        }
+        let mut nodes_by_id: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        for v in 0..nodes {
+            nodes_by_id
+                .entry(sys.node_id(v).to_string())
+                .or_default()
+                .push(v);
+        }
+        let turns = u64::from(sys.bounds.turns.max(1));
+        let depth = u64::from(sys.bounds.depth);
+        let agents = sys.graph.agents.len();
+        Self {
+            node_bits: bits(nodes as u64 + 1),
+            agent_bits: bits(agents as u64 + 1),
+            choice_bits: bits(
+                ranges
+                    .iter()
+                    .map(|(lo, hi)| (hi - lo) as u64 + 1)
+                    .max()
+                    .unwrap_or(1),
+            ),
+            turns,
+            rows,
+            ranges,
+            incoming,
+            nodes,
+            agents,
+            tool_nodes,
+            tools_by_name,
+            nodes_by_id,
+            slot_tool,
+            count_tool,
+            transitions: (turns * (depth + 1) - 1) as usize,
+            settable,
+        }
+    }
+
+    /// The count a counted slot saturates at.
+    pub(super) fn cap(&self, slot: usize) -> u64 {
+        self.count_tool.get(slot).map_or(0, |c| c.1)
+    }
+}
