@@ -2,7 +2,8 @@
 //! and on generated agents, cold (no cache) and answered from the proof cache, and prints a
 //! Markdown table of medians.
 //!
-//! Usage: `verify-bench [--sizes shop,10,100,1000] [--runs N] [--depth D] [--turns T]`, or
+//! Usage: `verify-bench [--sizes shop,10,100,1000] [--runs N] [--depth D] [--turns T]
+//! [--alone explicit,z3]` (`--alone` picks the engines timed alone; `none` times none), or
 //! `verify-bench gen N` to print the generated agent.yaml of `N` tools.
 
 mod generate;
@@ -20,6 +21,8 @@ struct Args {
     runs: usize,
     depth: u32,
     turns: u32,
+    /// The engines timed alone (default: every engine).
+    alone: Option<Vec<String>>,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -28,6 +31,7 @@ fn parse_args() -> Result<Args, String> {
         runs: 7,
         depth: 12,
         turns: 3,
+        alone: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -37,6 +41,15 @@ fn parse_args() -> Result<Args, String> {
             "--runs" => args.runs = value.parse().map_err(|_| "bad --runs".to_string())?,
             "--depth" => args.depth = value.parse().map_err(|_| "bad --depth".to_string())?,
             "--turns" => args.turns = value.parse().map_err(|_| "bad --turns".to_string())?,
+            "--alone" => {
+                args.alone = Some(
+                    value
+                        .split(',')
+                        .filter(|e| *e != "none")
+                        .map(String::from)
+                        .collect(),
+                )
+            }
             other => return Err(format!("unknown flag `{other}`")),
         }
     }
@@ -164,7 +177,11 @@ fn bench() -> Result<(), String> {
         turns: args.turns,
         ..Bounds::default()
     };
-    let engines: Vec<&str> = stalwart_analyzer::ENGINES.to_vec();
+    let engines: Vec<&str> = stalwart_analyzer::ENGINES
+        .iter()
+        .copied()
+        .filter(|e| args.alone.as_ref().is_none_or(|only| only.iter().any(|o| o == e)))
+        .collect();
     let mut header = String::from("| agent | tools | obligations | findings | undecided | gate |");
     let mut rule = String::from("|---|---:|---:|---:|---:|---|");
     for e in &engines {

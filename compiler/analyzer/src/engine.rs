@@ -15,8 +15,8 @@ use std::collections::BTreeMap;
 use crate::explicit;
 use crate::system::{Answer, Obligation, System};
 
-/// An engine answers every obligation of a system.
-pub trait Engine {
+/// An engine answers every obligation of a system. Engines run side by side, each on a thread.
+pub trait Engine: Sync {
     /// The name verdicts and reports give it.
     fn name(&self) -> &'static str;
     fn solve(&self, sys: &System<'_>) -> BTreeMap<Obligation, Answer>;

@@ -2,6 +2,19 @@
 //! first witness found for an obligation is a shortest one. Every obligation not reached when the
 //! search has seen every state within the bounds is unreachable; when the state budget runs out
 //! first, every obligation not reached is undecided.
+//!
+//! Two things keep the searches small on large catalogues:
+//!
+//! - **Views.** A search keeps the bits and counters of only the tools its obligations need
+//!   ([`View`]); a check that would read a forgotten one lets the call through. The search is
+//!   then of a system that can do everything the real one can and more, so what it cannot reach
+//!   is unreachable, and a witness it finds is one when it replays through the real check
+//!   ([`replay`]). A witness that does not replay names the tool whose check stopped it; the
+//!   obligation is searched again with that tool's `after`/`not_after` tools and its counter kept
+//!   as well. Each round keeps strictly more, so it ends, at worst with everything kept.
+//! - **Dominance on the budget.** Two states that differ only in their turn and step counters
+//!   are one state: the one with no more turns and no more steps used can take every route the
+//!   other can. The search keeps, per state, the counters that no other reached state beats.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
@@ -47,28 +60,178 @@ fn set_bit(bits: &mut [u64], i: usize) {
     }
 }
 
-/// Runs the search and answers every obligation of the system.
+/// What a search keeps of the state: the slots of the relevant tools (`after`/`not_after`
+/// targets) and the session counters it tracks. Everything else is forgotten.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct View {
+    slots: Vec<u64>,
+    counted: Vec<bool>,
+}
+
+impl View {
+    /// Keeps nothing.
+    fn none(sys: &System<'_>) -> Self {
+        Self {
+            slots: vec![0; sys.relevant_count.div_ceil(64)],
+            counted: vec![false; sys.counted_count],
+        }
+    }
+
+    /// Keeps everything: the real system.
+    fn all(sys: &System<'_>) -> Self {
+        let mut v = Self::none(sys);
+        (0..sys.relevant_count).for_each(|i| set_bit(&mut v.slots, i));
+        v.counted.iter_mut().for_each(|c| *c = true);
+        v
+    }
+
+    fn keeps_slot(&self, slot: usize) -> bool {
+        bit(&self.slots, slot)
+    }
+
+    fn keeps_count(&self, slot: usize) -> bool {
+        self.counted.get(slot).copied().unwrap_or(false)
+    }
+
+    /// Keeps the slot of tool `name`, when it has one; whether that added anything.
+    fn keep_tool(&mut self, sys: &System<'_>, name: &str) -> bool {
+        match slot_of(sys, name) {
+            Some(slot) if !self.keeps_slot(slot) => {
+                set_bit(&mut self.slots, slot);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Keeps what the check of `tool` reads: its `after`/`not_after` tools and its counter.
+    /// Whether that added anything.
+    fn keep_check_of(&mut self, sys: &System<'_>, tool: usize) -> bool {
+        let Some(t) = sys.catalogue.tools.get(tool) else {
+            return false;
+        };
+        let mut added = false;
+        for name in t.after.iter().chain(t.not_after.iter()) {
+            added |= self.keep_tool(sys, name);
+        }
+        if let Some(Some(slot)) = sys.counted.get(tool)
+            && let Some(c) = self.counted.get_mut(*slot)
+            && !*c
+        {
+            *c = true;
+            added = true;
+        }
+        added
+    }
+
+    /// What the event of `o` reads: for QG003, the slots of the tool's `not_after` tools.
+    fn for_obligation(sys: &System<'_>, o: &Obligation) -> Self {
+        let mut v = Self::none(sys);
+        if o.rule == "QG003"
+            && let Some(t) = sys
+                .catalogue
+                .index(&o.subject)
+                .and_then(|i| sys.catalogue.tools.get(i))
+        {
+            for name in &t.not_after {
+                v.keep_tool(sys, name);
+            }
+        }
+        v
+    }
+}
+
+fn slot_of(sys: &System<'_>, name: &str) -> Option<usize> {
+    sys.catalogue
+        .index(name)
+        .and_then(|i| sys.relevant.get(i).copied().flatten())
+}
+
+/// Runs the searches and answers every obligation of the system: one search per view, starting
+/// from what each obligation's event reads, and again with more kept for every witness that
+/// does not replay (module docs).
 pub fn solve(sys: &System<'_>) -> BTreeMap<Obligation, Answer> {
-    let mut seen: HashMap<State, ()> = HashMap::new();
+    let all = View::all(sys);
+    let mut answers: BTreeMap<Obligation, Answer> = BTreeMap::new();
+    let mut round: BTreeMap<View, Vec<&Obligation>> = BTreeMap::new();
+    for o in &sys.obligations {
+        round
+            .entry(View::for_obligation(sys, o))
+            .or_default()
+            .push(o);
+    }
+    while !round.is_empty() {
+        let mut next: BTreeMap<View, Vec<&Obligation>> = BTreeMap::new();
+        for (view, wanted) in round {
+            for (o, answer) in search(sys, &view, &wanted) {
+                let Answer::Reachable(path) = &answer else {
+                    answers.insert(o.clone(), answer);
+                    continue;
+                };
+                match replay_in(sys, &all, path, o) {
+                    Replay::Raised => {
+                        answers.insert(o.clone(), answer);
+                    }
+                    Replay::Refused(tool) => {
+                        let mut more = view.clone();
+                        if more.keep_check_of(sys, tool) {
+                            next.entry(more).or_default().push(o);
+                        } else {
+                            // Cannot happen: the view read the check the same way. Answer
+                            // with the real system rather than loop.
+                            next.entry(all.clone()).or_default().push(o);
+                        }
+                    }
+                    Replay::Other if view != all => {
+                        next.entry(all.clone()).or_default().push(o);
+                    }
+                    Replay::Other => {
+                        answers.insert(o.clone(), Answer::Undecided);
+                    }
+                }
+            }
+        }
+        round = next;
+    }
+    sys.obligations
+        .iter()
+        .map(|o| {
+            let answer = answers.get(o).cloned().unwrap_or(Answer::Undecided);
+            (o.clone(), answer)
+        })
+        .collect()
+}
+
+/// One breadth-first search in a view, answering `wanted`.
+fn search<'o>(
+    sys: &System<'_>,
+    view: &View,
+    wanted: &[&'o Obligation],
+) -> Vec<(&'o Obligation, Answer)> {
+    // Per state without its counters: the (turn, steps) pairs reached that no other beats.
+    let mut seen: HashMap<State, Vec<(u16, u16)>> = HashMap::new();
     // (state, parent index, edge taken)
     let mut arena: Vec<(State, usize, usize)> = Vec::new();
     let mut queue = VecDeque::new();
-    let wanted: BTreeMap<(&str, &str), &Obligation> = sys
-        .obligations
+    let index: HashMap<(&str, &str), usize> = wanted
         .iter()
-        .map(|o| ((o.rule, o.subject.as_str()), o))
+        .enumerate()
+        .map(|(i, o)| ((o.rule, o.subject.as_str()), i))
         .collect();
-    let mut found: BTreeMap<Obligation, Vec<usize>> = BTreeMap::new();
+    let mut found: Vec<Option<Vec<usize>>> = vec![None; wanted.len()];
+    let mut left = wanted.len();
+    let mut states = 0usize;
     for &start in &sys.start_nodes {
         let s = initial(sys, start);
-        if seen.insert(s.clone(), ()).is_none() {
+        if admit(&mut seen, &s) {
+            states += 1;
             arena.push((s, usize::MAX, usize::MAX));
             queue.push_back(arena.len() - 1);
         }
     }
     let mut exhausted = false;
     while let Some(at) = queue.pop_front() {
-        if found.len() == wanted.len() {
+        if left == 0 {
             break;
         }
         let Some((state, ..)) = arena.get(at).cloned() else {
@@ -78,51 +241,62 @@ pub fn solve(sys: &System<'_>) -> BTreeMap<Obligation, Answer> {
             continue;
         };
         for edge in edges {
-            let Some((next, events)) = take(sys, &state, edge) else {
+            let Some((next, events)) = take_in(sys, view, &state, edge) else {
                 continue;
             };
-            let mut fresh = Vec::new();
             for (rule, subject) in events {
-                if let Some(o) = wanted.get(&(rule, subject.as_str()))
-                    && !found.contains_key(*o)
+                if let Some(&i) = index.get(&(rule, subject.as_str()))
+                    && let Some(slot) = found.get_mut(i)
+                    && slot.is_none()
                 {
-                    fresh.push((*o).clone());
+                    let mut path = witness(&arena, at);
+                    path.push(edge.index);
+                    *slot = Some(path);
+                    left -= 1;
                 }
             }
-            let known = seen.contains_key(&next);
-            if !fresh.is_empty() {
-                let mut path = witness(&arena, at);
-                path.push(edge.index);
-                for o in fresh {
-                    found.insert(o, path.clone());
+            if admit(&mut seen, &next) {
+                if states >= sys.bounds.max_states {
+                    exhausted = true;
+                    break;
                 }
+                states += 1;
+                arena.push((next, at, edge.index));
+                queue.push_back(arena.len() - 1);
             }
-            if known {
-                continue;
-            }
-            if seen.len() >= sys.bounds.max_states {
-                exhausted = true;
-                break;
-            }
-            seen.insert(next.clone(), ());
-            arena.push((next, at, edge.index));
-            queue.push_back(arena.len() - 1);
         }
         if exhausted {
             break;
         }
     }
-    sys.obligations
+    wanted
         .iter()
-        .map(|o| {
-            let answer = match found.get(o) {
-                Some(path) => Answer::Reachable(path.clone()),
+        .zip(found)
+        .map(|(o, path)| {
+            let answer = match path {
+                Some(path) => Answer::Reachable(path),
                 None if exhausted => Answer::Undecided,
                 None => Answer::Unreachable,
             };
-            (o.clone(), answer)
+            (*o, answer)
         })
         .collect()
+}
+
+/// Records a reached state unless one with no more turns and no more steps used, and otherwise
+/// equal, was reached already; whether it is new.
+fn admit(seen: &mut HashMap<State, Vec<(u16, u16)>>, s: &State) -> bool {
+    let budget = (s.turn, s.steps);
+    let mut key = s.clone();
+    key.turn = 0;
+    key.steps = 0;
+    let front = seen.entry(key).or_default();
+    if front.iter().any(|&(t, k)| t <= budget.0 && k <= budget.1) {
+        return false;
+    }
+    front.retain(|&(t, k)| !(budget.0 <= t && budget.1 <= k));
+    front.push(budget);
+    true
 }
 
 /// The state a conversation starts in at a start node: no agent yet, nothing run.
@@ -150,15 +324,30 @@ fn initial(sys: &System<'_>, start: usize) -> State {
 /// Replays a witness (graph edge indices) from the initial state at its first edge's start
 /// node: whether every edge can be taken in turn and the last one raises the obligation's event.
 pub fn replay(sys: &System<'_>, edges: &[usize], o: &Obligation) -> bool {
+    replay_in(sys, &View::all(sys), edges, o) == Replay::Raised
+}
+
+/// How a replay ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Replay {
+    /// Every edge was taken and the last raised the obligation's event.
+    Raised,
+    /// The check of this tool stopped a call on the way.
+    Refused(usize),
+    /// Anything else: an edge that is not there, the bounds, no event at the end.
+    Other,
+}
+
+fn replay_in(sys: &System<'_>, view: &View, edges: &[usize], o: &Obligation) -> Replay {
     let Some(&first) = edges.first() else {
-        return false;
+        return Replay::Other;
     };
     let Some(start) = sys.start_nodes.iter().copied().find(|&v| {
         sys.out
             .get(v)
             .is_some_and(|out| out.iter().any(|e| e.index == first))
     }) else {
-        return false;
+        return Replay::Other;
     };
     let mut state = initial(sys, start);
     for (k, &index) in edges.iter().enumerate() {
@@ -167,19 +356,36 @@ pub fn replay(sys: &System<'_>, edges: &[usize], o: &Obligation) -> bool {
             .get(state.node as usize)
             .and_then(|out| out.iter().find(|e| e.index == index))
         else {
-            return false;
+            return Replay::Other;
         };
-        let Some((next, events)) = take(sys, &state, edge) else {
-            return false;
+        let Some((next, events)) = take_in(sys, view, &state, edge) else {
+            return match refused_by(sys, view, &state, edge) {
+                Some(tool) => Replay::Refused(tool),
+                None => Replay::Other,
+            };
         };
         if k + 1 == edges.len() {
-            return events
+            let raised = events
                 .iter()
                 .any(|(rule, subject)| *rule == o.rule && *subject == o.subject);
+            return if raised {
+                Replay::Raised
+            } else {
+                Replay::Other
+            };
         }
         state = next;
     }
-    false
+    Replay::Other
+}
+
+/// The tool whose check stops taking `e` from `s`, when that is why it cannot be taken.
+fn refused_by(sys: &System<'_>, view: &View, s: &State, e: &SysEdge) -> Option<usize> {
+    if sys.kinds.get(e.to).copied() != Some(NodeKind::Tool) || e.kind != EdgeKind::Call {
+        return None;
+    }
+    let tool = sys.node_tool.get(e.to).copied().flatten()?;
+    (!check_allows(sys, view, s, tool)).then_some(tool)
 }
 
 fn witness(arena: &[(State, usize, usize)], mut at: usize) -> Vec<usize> {
@@ -199,6 +405,17 @@ fn witness(arena: &[(State, usize, usize)], mut at: usize) -> Vec<usize> {
 /// edge cannot be taken (the check refuses, the bounds are reached).
 pub fn take(
     sys: &System<'_>,
+    s: &State,
+    e: &SysEdge,
+) -> Option<(State, Vec<(&'static str, String)>)> {
+    take_in(sys, &View::all(sys), s, e)
+}
+
+/// Takes one edge from a state in a view: the next state and the events that happen, or `None`
+/// when the edge cannot be taken (the check refuses, the bounds are reached).
+fn take_in(
+    sys: &System<'_>,
+    view: &View,
     s: &State,
     e: &SysEdge,
 ) -> Option<(State, Vec<(&'static str, String)>)> {
@@ -286,33 +503,35 @@ pub fn take(
     if to_kind == Some(NodeKind::Tool) && matches!(e.kind, EdgeKind::Call | EdgeKind::Unguarded) {
         let tool = sys.node_tool.get(e.to).copied().flatten()?;
         let guarded = e.kind == EdgeKind::Call;
-        if guarded && !check_allows(sys, s, tool) {
+        if guarded && !check_allows(sys, view, s, tool) {
             return None;
         }
-        run_tool(sys, s, &mut n, tool, guarded, &mut events);
+        run_tool(sys, view, s, &mut n, tool, guarded, &mut events);
     }
     Some((n, events))
 }
 
 /// Whether the tool check lets a call of `tool` through in state `s` (order rules and session
 /// limits; everything else the check decides holds a call for a person, never stops it for good).
-fn check_allows(sys: &System<'_>, s: &State, tool: usize) -> bool {
+/// What the view forgets does not stop a call.
+fn check_allows(sys: &System<'_>, view: &View, s: &State, tool: usize) -> bool {
     let Some(t) = sys.catalogue.tools.get(tool) else {
         return false;
     };
+    // Whether `name` ran in the session: `None` when the view forgets it.
     let ran = |name: &str| {
-        sys.catalogue
-            .index(name)
-            .and_then(|i| sys.relevant.get(i).copied().flatten())
-            .is_some_and(|slot| bit(&s.session, slot))
+        slot_of(sys, name)
+            .filter(|&slot| view.keeps_slot(slot))
+            .map(|slot| bit(&s.session, slot))
     };
-    if !t.after.iter().all(|a| ran(a)) {
+    if !t.after.iter().all(|a| ran(a).unwrap_or(true)) {
         return false;
     }
-    if t.not_after.iter().any(|a| ran(a)) || (t.not_after_untrusted && s.tainted) {
+    if t.not_after.iter().any(|a| ran(a).unwrap_or(false)) || (t.not_after_untrusted && s.tainted) {
         return false;
     }
     if let (Some(limit), Some(Some(slot))) = (t.at_most_session, sys.counted.get(tool))
+        && view.keeps_count(*slot)
         && u32::from(s.counts.get(*slot).copied().unwrap_or(0)) >= limit
     {
         return false;
@@ -322,6 +541,7 @@ fn check_allows(sys: &System<'_>, s: &State, tool: usize) -> bool {
 
 fn run_tool(
     sys: &System<'_>,
+    view: &View,
     s: &State,
     n: &mut State,
     tool: usize,
@@ -395,10 +615,13 @@ fn run_tool(
     {
         events.push(("QG020", name.clone()));
     }
-    if let Some(Some(slot)) = sys.relevant.get(tool) {
+    if let Some(Some(slot)) = sys.relevant.get(tool)
+        && view.keeps_slot(*slot)
+    {
         set_bit(&mut n.session, *slot);
     }
     if let Some(Some(slot)) = sys.counted.get(tool)
+        && view.keeps_count(*slot)
         && let Some(c) = n.counts.get_mut(*slot)
     {
         let cap = t.at_most_session.unwrap_or(0).min(254) as u8 + 1;

@@ -106,10 +106,20 @@ pub struct Hunt {
     pub findings: Vec<Finding>,
 }
 
-/// Runs every engine on the system and turns the combined answers into findings.
+/// Runs every engine on the system, each on a thread of its own, and turns the combined answers
+/// into findings.
 pub fn hunt(inputs: &findings::Inputs<'_>, sys: &System<'_>, engines: &[&dyn Engine]) -> Hunt {
-    let results: Vec<(&str, BTreeMap<Obligation, Answer>)> =
-        engines.iter().map(|e| (e.name(), e.solve(sys))).collect();
+    let results: Vec<(&str, BTreeMap<Obligation, Answer>)> = std::thread::scope(|scope| {
+        let running: Vec<_> = engines
+            .iter()
+            .map(|e| (e.name(), scope.spawn(move || e.solve(sys))))
+            .collect();
+        running
+            .into_iter()
+            // An engine that panicked answers nothing: every obligation undecided by it.
+            .map(|(name, run)| (name, run.join().unwrap_or_default()))
+            .collect()
+    });
     let combined = engine::combine(sys, &results);
     let mut found = findings::from_answers(inputs, &combined.answers);
     found.extend(

@@ -54,7 +54,8 @@ pub struct Bounds {
     /// The most states a search may visit before it answers undecided.
     pub max_states: usize,
     /// The most milliseconds the SMT engine may spend on one system; what it has not decided by
-    /// then is undecided.
+    /// then is undecided by it. The engines run side by side, so this is also the longest a
+    /// proof waits for z3 once the explicit search is done.
     pub solver_ms: u32,
 }
 
@@ -64,7 +65,7 @@ impl Default for Bounds {
             depth: 12,
             turns: 2,
             max_states: 2_000_000,
-            solver_ms: 60_000,
+            solver_ms: 30_000,
         }
     }
 }
