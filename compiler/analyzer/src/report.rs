@@ -13,6 +13,26 @@ fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// Per engine, how many obligations it left undecided that another engine decided.
+fn not_cross_checked(proof: &Proof) -> Vec<(String, usize)> {
+    let mut left: Vec<(String, usize)> = Vec::new();
+    for v in &proof.verdicts {
+        if proof.undecided.contains(v) {
+            continue;
+        }
+        for (engine, verdict) in &v.engines {
+            if verdict != "undecided" {
+                continue;
+            }
+            match left.iter_mut().find(|(e, _)| e == engine) {
+                Some((_, n)) => *n += 1,
+                None => left.push((engine.clone(), 1)),
+            }
+        }
+    }
+    left
+}
+
 /// The text report. `argument` is agent.yaml as the command was given it.
 pub fn text(proof: &Proof, argument: &str) -> String {
     let mut out = String::new();
@@ -100,6 +120,14 @@ pub fn text(proof: &Proof, argument: &str) -> String {
         for v in &proof.undecided {
             let _ = writeln!(out, "{} on {}", v.rule, v.subject);
         }
+    }
+    for (engine, left) in not_cross_checked(proof) {
+        let _ = writeln!(
+            out,
+            "Not cross-checked: {engine} left {} of {} undecided within its budget; the other engine's answers stand alone for them.",
+            left,
+            plural(proof.verdicts.len(), "obligation", "obligations")
+        );
     }
     if !proof.nothing_to_read.is_empty() {
         out.push_str("Rules with nothing to read, so nothing raised:\n");
@@ -289,4 +317,68 @@ pub fn sarif(proof: &Proof) -> Value {
             "results": results,
         }],
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{CodeReport, Verdict};
+
+    fn verdict(subject: &str, explicit: &str, z3: &str) -> Verdict {
+        Verdict {
+            rule: "QG001".into(),
+            subject: subject.into(),
+            engines: vec![("explicit".into(), explicit.into()), ("z3".into(), z3.into())],
+        }
+    }
+
+    fn proof(verdicts: Vec<Verdict>) -> Proof {
+        let undecided = verdicts
+            .iter()
+            .filter(|v| v.engines.iter().all(|(_, x)| x == "undecided"))
+            .cloned()
+            .collect();
+        Proof {
+            rulebook: None,
+            lints: Vec::new(),
+            code: CodeReport {
+                files: 0,
+                rules_digest: String::new(),
+                findings: Vec::new(),
+            },
+            findings: Vec::new(),
+            undecided,
+            verdicts,
+            nothing_to_read: Vec::new(),
+            depth: 12,
+            turns: 2,
+            key: String::new(),
+            from_cache: false,
+        }
+    }
+
+    #[test]
+    fn an_engine_that_left_decided_obligations_undecided_is_named() {
+        let p = proof(vec![
+            verdict("a", "unreachable", "undecided"),
+            verdict("b", "reachable", "undecided"),
+            verdict("c", "unreachable", "unreachable"),
+            verdict("d", "undecided", "undecided"),
+        ]);
+        let text = text(&p, "agent.yaml");
+        let lines: Vec<&str> = text
+            .lines()
+            .filter(|l| l.starts_with("Not cross-checked"))
+            .collect();
+        assert_eq!(
+            lines,
+            ["Not cross-checked: z3 left 2 of 4 obligations undecided within its budget; the other engine's answers stand alone for them."]
+        );
+    }
+
+    #[test]
+    fn engines_that_decided_everything_add_no_line() {
+        let p = proof(vec![verdict("a", "unreachable", "unreachable")]);
+        assert!(!text(&p, "agent.yaml").contains("Not cross-checked"));
+    }
 }
