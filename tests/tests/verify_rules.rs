@@ -174,31 +174,25 @@ fn every_rule_but_the_engines_disagreement_has_its_fixtures() {
 #[test]
 fn an_advisory_file_that_cannot_be_read_stops_verify_with_exit_2() {
     let dir = workspace().join("tests/fixtures/proof/QG022/raises");
-    let out = run(
-        &dir,
-        &[
-            "verify",
-            "agent.yaml",
-            "--no-cache",
-            "--advisories",
-            "none.json",
-        ],
-    );
+    let verify_with = |advisories: &str| {
+        run(
+            &dir,
+            &[
+                "verify",
+                "agent.yaml",
+                "--no-cache",
+                "--advisories",
+                advisories,
+            ],
+        )
+    };
+    let out = verify_with("none.json");
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&out.stderr).trim(),
         "error: cannot read the advisory file `none.json`"
     );
-    let out = run(
-        &dir,
-        &[
-            "verify",
-            "agent.yaml",
-            "--no-cache",
-            "--advisories",
-            "policy.co",
-        ],
-    );
+    let out = verify_with("policy.co");
     assert_eq!(out.status.code(), Some(2));
     assert!(
         String::from_utf8_lossy(&out.stderr)

@@ -328,7 +328,10 @@ mod tests {
         Verdict {
             rule: "QG001".into(),
             subject: subject.into(),
-            engines: vec![("explicit".into(), explicit.into()), ("z3".into(), z3.into())],
+            engines: vec![
+                ("explicit".into(), explicit.into()),
+                ("z3".into(), z3.into()),
+            ],
         }
     }
 
@@ -372,7 +375,9 @@ mod tests {
             .collect();
         assert_eq!(
             lines,
-            ["Not cross-checked: z3 left 2 of 4 obligations undecided within its budget; the other engine's answers stand alone for them."]
+            [
+                "Not cross-checked: z3 left 2 of 4 obligations undecided within its budget; the other engine's answers stand alone for them."
+            ]
         );
     }
 
