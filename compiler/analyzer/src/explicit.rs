@@ -518,11 +518,12 @@ fn check_allows(sys: &System<'_>, view: &View, s: &State, tool: usize) -> bool {
     let Some(t) = sys.catalogue.tools.get(tool) else {
         return false;
     };
-    // Whether `name` ran in the session: `None` when the view forgets it.
-    let ran = |name: &str| {
-        slot_of(sys, name)
-            .filter(|&slot| view.keeps_slot(slot))
-            .map(|slot| bit(&s.session, slot))
+    // Whether `name` ran in the session: `None` when the view forgets it. A tool with no slot
+    // is not in the catalogue and never ran.
+    let ran = |name: &str| match slot_of(sys, name) {
+        None => Some(false),
+        Some(slot) if view.keeps_slot(slot) => Some(bit(&s.session, slot)),
+        Some(_) => None,
     };
     if !t.after.iter().all(|a| ran(a).unwrap_or(true)) {
         return false;
