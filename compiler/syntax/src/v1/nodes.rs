@@ -14,11 +14,13 @@ pub type R = (usize, usize);
 /// An argument: its range, its name's range, its value's range.
 pub type ArgR = (R, Option<R>, R);
 /// An action call: the name's range and the arguments.
-pub type CallR = (R, Vec<ArgR>);
+pub type CallR = (R, Vec<Box<ArgR>>);
 /// An `else when` branch: its range, the first alternative, the other alternatives, the body.
 pub type ElseWhenR = (R, R, Vec<R>, Option<Vec<Stmt>>);
 /// An `else if` branch: its range, the condition, the body.
 pub type ElseIfR = (R, Option<R>, Option<Vec<Stmt>>);
+/// An `else` branch: its range, the body.
+pub type ElseR = (R, Option<Vec<Stmt>>);
 
 /// The nodes the parser's actions have built and not yet placed in their parent: the top-level
 /// items of the file, and the statements and message lines of the blocks being read. An action
@@ -341,17 +343,21 @@ pub fn bot_stmt(src: &str, file: FileId, whole: R, t: Option<R>) -> Stmt {
     )
 }
 
-pub fn run(src: &str, file: FileId, whole: R, result: Option<R>, (action, args): CallR) -> Stmt {
+pub fn run(src: &str, file: FileId, whole: R, result: Option<R>, call: Box<CallR>) -> Stmt {
+    let (action, args) = *call;
     let result = result.map(|(l, r)| Text {
         text: SmolStr::new(slice(src, (l + 1, r))),
         span: span(file, (l, r)),
     });
     let args = args
         .into_iter()
-        .map(|(r, k, v)| Arg {
+        .map(|arg| {
+            let (r, k, v) = *arg;
+            Arg {
             name: k.map(|k| raw(src, file, k)),
             value: raw(src, file, v),
             span: span(file, r),
+            }
         })
         .collect();
     stmt(
@@ -443,8 +449,8 @@ pub fn if_stmt(
     end: usize,
     c: Option<R>,
     body: Option<Vec<Stmt>>,
-    else_ifs: Vec<ElseIfR>,
-    else_part: Option<(R, Option<Vec<Stmt>>)>,
+    else_ifs: Vec<Box<ElseIfR>>,
+    else_part: Option<Box<ElseR>>,
 ) -> Stmt {
     let first_end = else_ifs
         .first()
@@ -456,14 +462,15 @@ pub fn if_stmt(
         body: body.unwrap_or_default(),
         span: span(file, (head.0, first_end)),
     }];
-    for (r, c, b) in else_ifs {
+    for else_if in else_ifs {
+        let (r, c, b) = *else_if;
         branches.push(CondBlock {
             condition: c.map(|r| condition(src, file, r)),
             body: b.unwrap_or_default(),
             span: span(file, r),
         });
     }
-    let else_body = else_part.map(|(_, b)| b.unwrap_or_default());
+    let else_body = else_part.map(|e| e.1.unwrap_or_default());
     stmt(
         file,
         (head.0, end),
@@ -514,7 +521,7 @@ pub fn when_stmt(
     first: R,
     others: Vec<R>,
     body: Option<Vec<Stmt>>,
-    else_whens: Vec<ElseWhenR>,
+    else_whens: Vec<Box<ElseWhenR>>,
 ) -> Stmt {
     let first_end = else_whens.first().map_or(end, |e| e.0.0);
     let mut branches = vec![WhenBranch {
@@ -522,7 +529,8 @@ pub fn when_stmt(
         body: body.unwrap_or_default(),
         span: span(file, (head.0, first_end)),
     }];
-    for (r, a, o, b) in else_whens {
+    for else_when in else_whens {
+        let (r, a, o, b) = *else_when;
         branches.push(WhenBranch {
             on: when_on(src, file, a, o),
             body: b.unwrap_or_default(),

@@ -27,6 +27,23 @@ lalrpop_util::lalrpop_mod!(
     "/colang_v2.rs"
 );
 
+// The same grammar with its renaming rules inlined (see build.rs): fewer reductions, other
+// "expected …" lists, so it parses clean files only and never reports errors.
+lalrpop_util::lalrpop_mod!(
+    #[allow(
+        clippy::all,
+        clippy::pedantic,
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing,
+        clippy::string_slice,
+        unused
+    )]
+    colang_v2_clean,
+    "/colang_v2_clean.rs"
+);
+
 type Token = (usize, Tok, usize);
 
 /// Parses a Colang 2.x file.
@@ -70,7 +87,9 @@ pub(crate) fn parse(file: FileId, text: &str) -> Parse<Module> {
 /// place and the whole stream parses, that parse is the same as the block by block one
 /// (INVARIANT: no statement spans two blocks, since a block starts at a column-0 `flow`,
 /// decorator or `import` line, which cannot continue the statement before it: see `layout`), so
-/// it is tried first: one parser run instead of one per block.
+/// it is tried first: one parser run instead of one per block. That run uses the clean-file
+/// parser, which builds the same tree with fewer reductions; its errors are never reported (the
+/// blocks are parsed again with the parser whose "expected …" lists the messages are made of).
 fn parse_blocks(
     file: FileId,
     text: &str,
@@ -81,8 +100,8 @@ fn parse_blocks(
     let parser = colang_v2::BlockParser::new();
     let mut pending = Pending::default();
     let clean = !layout.toks.iter().any(|t| t.1 == Tok::Error);
-    if clean && layout.blocks.len() > 1 {
-        if parser
+    if clean {
+        if colang_v2_clean::BlockParser::new()
             .parse(text, file, &mut pending, layout.toks.iter().copied())
             .is_ok()
         {
