@@ -71,8 +71,70 @@ fn generate(out: &Path) -> Result<(), Box<dyn std::error::Error>> {
     lalrpop::Configuration::new()
         .set_in_dir(&dir)
         .set_out_dir(out)
+        .force_build(true)
         .process()?;
+    for name in ["colang_v1_clean", "colang_v2_clean"] {
+        let path = out.join(format!("{name}.rs"));
+        let code = std::fs::read_to_string(&path)?;
+        std::fs::write(&path, pop_without_drop(&code)?)?;
+    }
     Ok(())
+}
+
+/// The types of parser values that are `Copy`, as lalrpop writes them.
+const COPY_TYPES: &[&str] = &[
+    "()",
+    "(usize, usize)",
+    "AssignOp",
+    "BinOp",
+    "CmpOp",
+    "Option<()>",
+    "Option<Option<()>>",
+    "Option<R>",
+    "Option<Tok>",
+    "Option<usize>",
+    "R",
+    "SetOp",
+    "SpecOp",
+    "Tok",
+    "UnaryOp",
+    "bool",
+    "usize",
+];
+
+/// Rewrites the generated functions that pop a symbol holding a `Copy` value so that the popped
+/// symbol is not dropped. A `Copy` value is copied out of the symbol rather than moved, so the
+/// symbol is dropped after the match, by a call to the symbol type's drop glue (too large to be
+/// inlined) that does nothing for that variant: one call per reduction for nothing. Holding the
+/// popped symbol in a `ManuallyDrop` skips it; only the unreachable "wrong variant" arm, which
+/// panics, would leak. (A type wrongly listed as `Copy` does not compile.)
+fn pop_without_drop(code: &str) -> Result<String, Box<dyn std::error::Error>> {
+    let start = code.find("enum __Symbol<>").ok_or("no __Symbol enum")?;
+    let end = start + code.get(start..).and_then(|c| c.find('}')).ok_or("no enum end")?;
+    let mut out = code.to_string();
+    let mut patched = 0;
+    for line in code.get(start..end).unwrap_or("").lines() {
+        let Some((variant, ty)) = line.trim().strip_suffix("),").and_then(|l| l.split_once('('))
+        else {
+            continue;
+        };
+        if !COPY_TYPES.contains(&ty) {
+            continue;
+        }
+        let head = format!("fn __pop_{variant}<");
+        let at = out.find(&head).ok_or_else(|| format!("no {head}"))?;
+        let pop = "match __symbols.pop() {";
+        let rel = out.get(at..).and_then(|c| c.find(pop)).ok_or("no pop")?;
+        out.replace_range(
+            at + rel..at + rel + pop.len(),
+            "let __popped = core::mem::ManuallyDrop::new(__symbols.pop());\n        match *__popped {",
+        );
+        patched += 1;
+    }
+    if patched == 0 {
+        return Err("no symbol variant holds a Copy value".into());
+    }
+    Ok(out)
 }
 
 /// Writes `dir/NAME_clean.lalrpop`: `grammars/NAME.lalrpop` with `#[inline]` before the
