@@ -256,22 +256,34 @@ fn stmt(file: FileId, r: R, kind: StmtKind) -> Stmt {
 }
 
 /// Where the name of a message ends in a `user`/`bot` line: at the first `(`, quote, `$` or `{`,
-/// or before the word `with`, `for` or `as`.
+/// or before the word `with`, `for` or `as`. (Bytewise: every byte it looks for is ASCII, and a
+/// word starts after a whitespace character, which may be a non-ASCII one.)
 fn name_end(text: &str) -> usize {
+    let bytes = text.as_bytes();
     let mut word_start = true;
-    for (i, c) in text.char_indices() {
-        if matches!(c, '(' | '"' | '\'' | '$' | '{') {
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        if !b.is_ascii() {
+            let c = text.get(i..).and_then(|t| t.chars().next()).unwrap_or(' ');
+            word_start = c.is_whitespace();
+            i += c.len_utf8();
+            continue;
+        }
+        if matches!(b, b'(' | b'"' | b'\'' | b'$' | b'{') {
             return i;
         }
-        if word_start {
-            let rest = text.get(i..).unwrap_or("");
-            for w in ["with ", "for ", "as "] {
-                if rest.starts_with(w) && i > 0 {
-                    return i;
-                }
+        if word_start && i > 0 {
+            let rest = bytes.get(i..).unwrap_or(&[]);
+            if [&b"with "[..], b"for ", b"as "]
+                .iter()
+                .any(|w| rest.starts_with(w))
+            {
+                return i;
             }
         }
-        word_start = c.is_whitespace();
+        // `char::is_whitespace` for ASCII.
+        word_start = matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r');
+        i += 1;
     }
     text.len()
 }
