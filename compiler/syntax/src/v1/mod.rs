@@ -102,6 +102,8 @@ fn parse_items(
     let parser = grammar::ChunkParser::new();
     let mut recovered = Vec::new();
     let mut pending = nodes::Pending::default();
+    // About one item per chunk: no copying of the items as they are pushed.
+    pending.items.reserve(layout.chunks.len());
     let whole = grammar_clean::ChunkParser::new().parse(
         text,
         file,

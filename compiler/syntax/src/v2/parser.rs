@@ -64,9 +64,7 @@ pub(crate) fn parse(file: FileId, text: &str) -> Parse<Module> {
     let mut diagnostics = std::mem::take(&mut layout.diagnostics);
     parse_blocks(file, text, &layout, &mut module, &mut diagnostics);
     module.generated = layout.generated;
-    module.exclude_from_llm = text
-        .lines()
-        .any(|l| l.starts_with("# meta: exclude from llm"));
+    module.exclude_from_llm = excluded_from_llm(text);
     let lines = LineIndex::new(text, &module.generated);
     for item in &mut module.items {
         if let Item::Flow(f) = item {
@@ -99,6 +97,9 @@ fn parse_blocks(
 ) {
     let parser = colang_v2::BlockParser::new();
     let mut pending = Pending::default();
+    // About one top-level statement per block: no copying of them as they are pushed.
+    pending.stmts.reserve(layout.blocks.len());
+    module.items.reserve(layout.blocks.len());
     let clean = !layout.toks.iter().any(|t| t.1 == Tok::Error);
     if clean {
         if colang_v2_clean::BlockParser::new()
@@ -161,6 +162,13 @@ fn add_items(
     }
 }
 
+/// Whether a line of the text starts with `# meta: exclude from llm`.
+fn excluded_from_llm(text: &str) -> bool {
+    const MARK: &str = "\n# meta: exclude from llm";
+    text.starts_with(MARK.trim_start())
+        || memchr::memmem::find(text.as_bytes(), MARK.as_bytes()).is_some()
+}
+
 /// Line numbers as the reference reports them: 1-based, each `...` line counting seven.
 struct LineIndex<'a> {
     starts: Vec<u32>,
@@ -169,13 +177,9 @@ struct LineIndex<'a> {
 
 impl<'a> LineIndex<'a> {
     fn new(text: &str, generated: &'a [u32]) -> Self {
-        let mut starts = vec![0u32];
-        starts.extend(
-            text.bytes()
-                .enumerate()
-                .filter(|(_, b)| *b == b'\n')
-                .map(|(i, _)| i as u32 + 1),
-        );
+        let mut starts = Vec::with_capacity(text.len() / 24 + 8);
+        starts.push(0u32);
+        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i as u32 + 1));
         LineIndex { starts, generated }
     }
 
