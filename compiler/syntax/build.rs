@@ -110,11 +110,18 @@ const COPY_TYPES: &[&str] = &[
 /// panics, would leak. (A type wrongly listed as `Copy` does not compile.)
 fn pop_without_drop(code: &str) -> Result<String, Box<dyn std::error::Error>> {
     let start = code.find("enum __Symbol<>").ok_or("no __Symbol enum")?;
-    let end = start + code.get(start..).and_then(|c| c.find('}')).ok_or("no enum end")?;
+    let end = start
+        + code
+            .get(start..)
+            .and_then(|c| c.find('}'))
+            .ok_or("no enum end")?;
     let mut out = code.to_string();
     let mut patched = 0;
     for line in code.get(start..end).unwrap_or("").lines() {
-        let Some((variant, ty)) = line.trim().strip_suffix("),").and_then(|l| l.split_once('('))
+        let Some((variant, ty)) = line
+            .trim()
+            .strip_suffix("),")
+            .and_then(|l| l.split_once('('))
         else {
             continue;
         };

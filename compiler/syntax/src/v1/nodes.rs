@@ -355,8 +355,7 @@ pub fn bot_stmt(src: &str, file: FileId, whole: R, t: Option<R>) -> Stmt {
     )
 }
 
-pub fn run(src: &str, file: FileId, whole: R, result: Option<R>, call: Box<CallR>) -> Stmt {
-    let (action, args) = *call;
+pub fn run(src: &str, file: FileId, whole: R, result: Option<R>, (action, args): CallR) -> Stmt {
     let result = result.map(|(l, r)| Text {
         text: SmolStr::new(slice(src, (l + 1, r))),
         span: span(file, (l, r)),
@@ -366,9 +365,9 @@ pub fn run(src: &str, file: FileId, whole: R, result: Option<R>, call: Box<CallR
         .map(|arg| {
             let (r, k, v) = *arg;
             Arg {
-            name: k.map(|k| raw(src, file, k)),
-            value: raw(src, file, v),
-            span: span(file, r),
+                name: k.map(|k| raw(src, file, k)),
+                value: raw(src, file, v),
+                span: span(file, r),
             }
         })
         .collect();
@@ -454,6 +453,10 @@ pub fn infer(src: &str, file: FileId, whole: R, t: Option<R>) -> Stmt {
 }
 
 #[allow(clippy::too_many_arguments)]
+#[expect(
+    clippy::vec_box,
+    reason = "the grammar boxes branches so that the parser's symbols stay small"
+)]
 pub fn if_stmt(
     src: &str,
     file: FileId,
@@ -525,6 +528,10 @@ fn when_on(src: &str, file: FileId, first: R, others: Vec<R>) -> WhenOn {
 }
 
 #[allow(clippy::too_many_arguments)]
+#[expect(
+    clippy::vec_box,
+    reason = "the grammar boxes branches so that the parser's symbols stay small"
+)]
 pub fn when_stmt(
     src: &str,
     file: FileId,
