@@ -64,7 +64,7 @@ struct Physical {
 
 fn physical(text: &str, at: usize) -> Physical {
     let rest = text.get(at..).unwrap_or("");
-    let len = rest.find('\n').unwrap_or(rest.len());
+    let len = memchr::memchr(b'\n', rest.as_bytes()).unwrap_or(rest.len());
     let raw = rest.get(..len).unwrap_or("");
     let trimmed_start = raw.trim_start();
     let start = at + (raw.len() - trimmed_start.len());
@@ -80,7 +80,7 @@ fn physical(text: &str, at: usize) -> Physical {
 /// The end of `text[start..end]` once a `#` comment outside double quotes is cut, trimmed.
 fn cut_comment(text: &str, start: usize, end: usize) -> usize {
     let bytes = text.as_bytes().get(start..end).unwrap_or(&[]);
-    if !bytes.contains(&b'#') {
+    if memchr::memchr(b'#', bytes).is_none() {
         // Most lines: nothing to cut, and `text[start..end]` is already trimmed.
         return end;
     }

@@ -36,6 +36,23 @@ lalrpop_util::lalrpop_mod!(
     "/colang_v1.rs"
 );
 
+// The same grammar with its renaming rules inlined (see build.rs): fewer reductions, other
+// "expected …" lists, so it parses clean files only and its errors are never reported.
+lalrpop_util::lalrpop_mod!(
+    #[allow(
+        clippy::all,
+        clippy::pedantic,
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing,
+        clippy::string_slice,
+        unused
+    )]
+    grammar_clean,
+    "/colang_v1_clean.rs"
+);
+
 /// Parses a Colang 1.0 file. The module holds every definition that could be read; the
 /// diagnostics (sorted by position) say what could not.
 pub fn parse_v1(file: FileId, text: &str) -> Parse<Module> {
@@ -73,7 +90,9 @@ pub fn parse_v1(file: FileId, text: &str) -> Parse<Module> {
 /// of the next one. When the whole stream parses without any error, that parse is the same as
 /// the chunk by chunk one (INVARIANT: no item spans two chunks, since a chunk starts at a
 /// top-level line that cannot continue the item before it: see `layout`), so it is tried
-/// first: one parser run instead of one per definition.
+/// first: one parser run instead of one per definition. That run uses the clean-file parser,
+/// which builds the same tree with fewer reductions; its errors are never reported (the chunks
+/// are parsed again with the parser whose "expected …" lists the messages are made of).
 fn parse_items(
     file: FileId,
     text: &str,
@@ -83,20 +102,20 @@ fn parse_items(
     let parser = grammar::ChunkParser::new();
     let mut recovered = Vec::new();
     let mut pending = nodes::Pending::default();
-    if layout.chunks.len() > 1 {
-        let whole = parser.parse(
-            text,
-            file,
-            &mut recovered,
-            &mut pending,
-            layout.tokens.iter().copied(),
-        );
-        if whole.is_ok() && recovered.is_empty() {
-            return pending.items;
-        }
-        pending = nodes::Pending::default();
-        recovered.clear();
+    // About one item per chunk: no copying of the items as they are pushed.
+    pending.items.reserve(layout.chunks.len());
+    let whole = grammar_clean::ChunkParser::new().parse(
+        text,
+        file,
+        &mut recovered,
+        &mut pending,
+        layout.tokens.iter().copied(),
+    );
+    if whole.is_ok() && recovered.is_empty() {
+        return pending.items;
     }
+    pending = nodes::Pending::default();
+    recovered.clear();
     for &(from, to) in &layout.chunks {
         let tokens = layout.tokens.get(from..to).unwrap_or(&[]);
         let before = pending.items.len();

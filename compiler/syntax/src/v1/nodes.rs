@@ -14,11 +14,13 @@ pub type R = (usize, usize);
 /// An argument: its range, its name's range, its value's range.
 pub type ArgR = (R, Option<R>, R);
 /// An action call: the name's range and the arguments.
-pub type CallR = (R, Vec<ArgR>);
+pub type CallR = (R, Vec<Box<ArgR>>);
 /// An `else when` branch: its range, the first alternative, the other alternatives, the body.
 pub type ElseWhenR = (R, R, Vec<R>, Option<Vec<Stmt>>);
 /// An `else if` branch: its range, the condition, the body.
 pub type ElseIfR = (R, Option<R>, Option<Vec<Stmt>>);
+/// An `else` branch: its range, the body.
+pub type ElseR = (R, Option<Vec<Stmt>>);
 
 /// The nodes the parser's actions have built and not yet placed in their parent: the top-level
 /// items of the file, and the statements and message lines of the blocks being read. An action
@@ -254,22 +256,34 @@ fn stmt(file: FileId, r: R, kind: StmtKind) -> Stmt {
 }
 
 /// Where the name of a message ends in a `user`/`bot` line: at the first `(`, quote, `$` or `{`,
-/// or before the word `with`, `for` or `as`.
+/// or before the word `with`, `for` or `as`. (Bytewise: every byte it looks for is ASCII, and a
+/// word starts after a whitespace character, which may be a non-ASCII one.)
 fn name_end(text: &str) -> usize {
+    let bytes = text.as_bytes();
     let mut word_start = true;
-    for (i, c) in text.char_indices() {
-        if matches!(c, '(' | '"' | '\'' | '$' | '{') {
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        if !b.is_ascii() {
+            let c = text.get(i..).and_then(|t| t.chars().next()).unwrap_or(' ');
+            word_start = c.is_whitespace();
+            i += c.len_utf8();
+            continue;
+        }
+        if matches!(b, b'(' | b'"' | b'\'' | b'$' | b'{') {
             return i;
         }
-        if word_start {
-            let rest = text.get(i..).unwrap_or("");
-            for w in ["with ", "for ", "as "] {
-                if rest.starts_with(w) && i > 0 {
-                    return i;
-                }
+        if word_start && i > 0 {
+            let rest = bytes.get(i..).unwrap_or(&[]);
+            if [&b"with "[..], b"for ", b"as "]
+                .iter()
+                .any(|w| rest.starts_with(w))
+            {
+                return i;
             }
         }
-        word_start = c.is_whitespace();
+        // `char::is_whitespace` for ASCII.
+        word_start = matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r');
+        i += 1;
     }
     text.len()
 }
@@ -348,10 +362,13 @@ pub fn run(src: &str, file: FileId, whole: R, result: Option<R>, (action, args):
     });
     let args = args
         .into_iter()
-        .map(|(r, k, v)| Arg {
-            name: k.map(|k| raw(src, file, k)),
-            value: raw(src, file, v),
-            span: span(file, r),
+        .map(|arg| {
+            let (r, k, v) = *arg;
+            Arg {
+                name: k.map(|k| raw(src, file, k)),
+                value: raw(src, file, v),
+                span: span(file, r),
+            }
         })
         .collect();
     stmt(
@@ -436,6 +453,10 @@ pub fn infer(src: &str, file: FileId, whole: R, t: Option<R>) -> Stmt {
 }
 
 #[allow(clippy::too_many_arguments)]
+#[expect(
+    clippy::vec_box,
+    reason = "the grammar boxes branches so that the parser's symbols stay small"
+)]
 pub fn if_stmt(
     src: &str,
     file: FileId,
@@ -443,8 +464,8 @@ pub fn if_stmt(
     end: usize,
     c: Option<R>,
     body: Option<Vec<Stmt>>,
-    else_ifs: Vec<ElseIfR>,
-    else_part: Option<(R, Option<Vec<Stmt>>)>,
+    else_ifs: Vec<Box<ElseIfR>>,
+    else_part: Option<Box<ElseR>>,
 ) -> Stmt {
     let first_end = else_ifs
         .first()
@@ -456,14 +477,15 @@ pub fn if_stmt(
         body: body.unwrap_or_default(),
         span: span(file, (head.0, first_end)),
     }];
-    for (r, c, b) in else_ifs {
+    for else_if in else_ifs {
+        let (r, c, b) = *else_if;
         branches.push(CondBlock {
             condition: c.map(|r| condition(src, file, r)),
             body: b.unwrap_or_default(),
             span: span(file, r),
         });
     }
-    let else_body = else_part.map(|(_, b)| b.unwrap_or_default());
+    let else_body = else_part.map(|e| e.1.unwrap_or_default());
     stmt(
         file,
         (head.0, end),
@@ -506,6 +528,10 @@ fn when_on(src: &str, file: FileId, first: R, others: Vec<R>) -> WhenOn {
 }
 
 #[allow(clippy::too_many_arguments)]
+#[expect(
+    clippy::vec_box,
+    reason = "the grammar boxes branches so that the parser's symbols stay small"
+)]
 pub fn when_stmt(
     src: &str,
     file: FileId,
@@ -514,7 +540,7 @@ pub fn when_stmt(
     first: R,
     others: Vec<R>,
     body: Option<Vec<Stmt>>,
-    else_whens: Vec<ElseWhenR>,
+    else_whens: Vec<Box<ElseWhenR>>,
 ) -> Stmt {
     let first_end = else_whens.first().map_or(end, |e| e.0.0);
     let mut branches = vec![WhenBranch {
@@ -522,7 +548,8 @@ pub fn when_stmt(
         body: body.unwrap_or_default(),
         span: span(file, (head.0, first_end)),
     }];
-    for (r, a, o, b) in else_whens {
+    for else_when in else_whens {
+        let (r, a, o, b) = *else_when;
         branches.push(WhenBranch {
             on: when_on(src, file, a, o),
             body: b.unwrap_or_default(),

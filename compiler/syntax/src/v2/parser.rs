@@ -27,6 +27,23 @@ lalrpop_util::lalrpop_mod!(
     "/colang_v2.rs"
 );
 
+// The same grammar with its renaming rules inlined (see build.rs): fewer reductions, other
+// "expected …" lists, so it parses clean files only and never reports errors.
+lalrpop_util::lalrpop_mod!(
+    #[allow(
+        clippy::all,
+        clippy::pedantic,
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing,
+        clippy::string_slice,
+        unused
+    )]
+    colang_v2_clean,
+    "/colang_v2_clean.rs"
+);
+
 type Token = (usize, Tok, usize);
 
 /// Parses a Colang 2.x file.
@@ -47,9 +64,7 @@ pub(crate) fn parse(file: FileId, text: &str) -> Parse<Module> {
     let mut diagnostics = std::mem::take(&mut layout.diagnostics);
     parse_blocks(file, text, &layout, &mut module, &mut diagnostics);
     module.generated = layout.generated;
-    module.exclude_from_llm = text
-        .lines()
-        .any(|l| l.starts_with("# meta: exclude from llm"));
+    module.exclude_from_llm = excluded_from_llm(text);
     let lines = LineIndex::new(text, &module.generated);
     for item in &mut module.items {
         if let Item::Flow(f) = item {
@@ -70,7 +85,9 @@ pub(crate) fn parse(file: FileId, text: &str) -> Parse<Module> {
 /// place and the whole stream parses, that parse is the same as the block by block one
 /// (INVARIANT: no statement spans two blocks, since a block starts at a column-0 `flow`,
 /// decorator or `import` line, which cannot continue the statement before it: see `layout`), so
-/// it is tried first: one parser run instead of one per block.
+/// it is tried first: one parser run instead of one per block. That run uses the clean-file
+/// parser, which builds the same tree with fewer reductions; its errors are never reported (the
+/// blocks are parsed again with the parser whose "expected …" lists the messages are made of).
 fn parse_blocks(
     file: FileId,
     text: &str,
@@ -80,9 +97,12 @@ fn parse_blocks(
 ) {
     let parser = colang_v2::BlockParser::new();
     let mut pending = Pending::default();
+    // About one top-level statement per block: no copying of them as they are pushed.
+    pending.stmts.reserve(layout.blocks.len());
+    module.items.reserve(layout.blocks.len());
     let clean = !layout.toks.iter().any(|t| t.1 == Tok::Error);
-    if clean && layout.blocks.len() > 1 {
-        if parser
+    if clean {
+        if colang_v2_clean::BlockParser::new()
             .parse(text, file, &mut pending, layout.toks.iter().copied())
             .is_ok()
         {
@@ -142,6 +162,13 @@ fn add_items(
     }
 }
 
+/// Whether a line of the text starts with `# meta: exclude from llm`.
+fn excluded_from_llm(text: &str) -> bool {
+    const MARK: &str = "\n# meta: exclude from llm";
+    text.starts_with(MARK.trim_start())
+        || memchr::memmem::find(text.as_bytes(), MARK.as_bytes()).is_some()
+}
+
 /// Line numbers as the reference reports them: 1-based, each `...` line counting seven.
 struct LineIndex<'a> {
     starts: Vec<u32>,
@@ -150,13 +177,9 @@ struct LineIndex<'a> {
 
 impl<'a> LineIndex<'a> {
     fn new(text: &str, generated: &'a [u32]) -> Self {
-        let mut starts = vec![0u32];
-        starts.extend(
-            text.bytes()
-                .enumerate()
-                .filter(|(_, b)| *b == b'\n')
-                .map(|(i, _)| i as u32 + 1),
-        );
+        let mut starts = Vec::with_capacity(text.len() / 24 + 8);
+        starts.push(0u32);
+        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i as u32 + 1));
         LineIndex { starts, generated }
     }
 
