@@ -45,8 +45,7 @@ fn is_word(c: char) -> bool {
 /// Whether `needle` occurs in `hay` with a non-word character (or an end) on each side.
 fn contains_at_boundaries(hay: &str, needle: &str) -> bool {
     let mut from = 0;
-    while let Some(pos) = hay.get(from..).and_then(|h| h.find(needle)) {
-        let start = from + pos;
+    while let Some(start) = find_from(hay, needle, from) {
         let end = start + needle.len();
         let before_ok = hay
             .get(..start)
@@ -67,6 +66,33 @@ fn contains_at_boundaries(hay: &str, needle: &str) -> bool {
         from = start + step;
     }
     false
+}
+
+/// Needles up to this length are searched for byte by byte: no searcher to set up, and at most
+/// this many comparisons per byte of the text.
+const SHORT_NEEDLE: usize = 64;
+
+/// The first occurrence of `needle` in `hay` at or after byte `from` (a character boundary), as
+/// `str::find` finds it.
+fn find_from(hay: &str, needle: &str, from: usize) -> Option<usize> {
+    let rest = hay.get(from..)?;
+    let Some((&first, tail)) = needle.as_bytes().split_first() else {
+        return Some(from);
+    };
+    if needle.len() > SHORT_NEEDLE {
+        return rest.find(needle).map(|at| from + at);
+    }
+    // A match starts where `first` does: never inside a character, since `first` begins one.
+    let bytes = rest.as_bytes();
+    let mut at = 0;
+    while let Some(skip) = bytes.get(at..)?.iter().position(|&b| b == first) {
+        let start = at + skip;
+        if bytes.get(start + 1..start + needle.len()) == Some(tail) {
+            return Some(from + start);
+        }
+        at = start + 1;
+    }
+    None
 }
 
 /// Every number written in a text (`40`, `40.00`, `-3`, `1.5`), as numbers.
@@ -263,6 +289,25 @@ mod tests {
             !contains_at_boundaries("Refund", "refund"),
             "case-sensitive"
         );
+    }
+
+    #[test]
+    fn short_and_long_needles_are_found_alike() {
+        assert!(contains_at_boundaries("é 4411 é", "4411"));
+        assert!(contains_at_boundaries("x44 4411", "4411"));
+        let long = "n".repeat(SHORT_NEEDLE + 1);
+        assert!(contains_at_boundaries(&format!("a {long} b"), &long));
+        assert!(!contains_at_boundaries(&format!("a {long}n b"), &long));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn short_needles_are_found_where_str_find_finds_them(
+            hay in "[ab4é\u{1F600} ]{0,24}",
+            needle in "[ab4é]{0,4}",
+        ) {
+            proptest::prop_assert_eq!(find_from(&hay, &needle, 0), hay.find(needle.as_str()));
+        }
     }
 
     #[test]
