@@ -9,6 +9,11 @@ use serde_json::{Map, Value};
 /// Something canonical bytes can be written to (a hasher or a buffer).
 pub trait Sink {
     fn put(&mut self, bytes: &[u8]);
+
+    /// Writes one byte (the punctuation of JSON).
+    fn put_byte(&mut self, byte: u8) {
+        self.put(&[byte]);
+    }
 }
 
 impl Sink for blake3::Hasher {
@@ -21,6 +26,10 @@ impl Sink for Vec<u8> {
     fn put(&mut self, bytes: &[u8]) {
         self.extend_from_slice(bytes);
     }
+
+    fn put_byte(&mut self, byte: u8) {
+        self.push(byte);
+    }
 }
 
 /// Writes a value's canonical JSON.
@@ -32,14 +41,14 @@ pub fn write_value<S: Sink + ?Sized>(out: &mut S, value: &Value) {
         Value::Number(n) => write_number(out, n),
         Value::String(s) => write_str(out, s),
         Value::Array(items) => {
-            out.put(b"[");
+            out.put_byte(b'[');
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
-                    out.put(b",");
+                    out.put_byte(b',');
                 }
                 write_value(out, item);
             }
-            out.put(b"]");
+            out.put_byte(b']');
         }
         Value::Object(map) => write_object(out, map),
     }
@@ -73,16 +82,16 @@ fn write_members<'v, S: Sink + ?Sized>(
     out: &mut S,
     members: impl Iterator<Item = (&'v str, &'v Value)>,
 ) {
-    out.put(b"{");
+    out.put_byte(b'{');
     for (i, (k, v)) in members.enumerate() {
         if i > 0 {
-            out.put(b",");
+            out.put_byte(b',');
         }
         write_str(out, k);
-        out.put(b":");
+        out.put_byte(b':');
         write_value(out, v);
     }
-    out.put(b"}");
+    out.put_byte(b'}');
 }
 
 fn write_number<S: Sink + ?Sized>(out: &mut S, n: &serde_json::Number) {
@@ -119,7 +128,7 @@ pub(crate) fn push_u64(out: &mut String, n: u64) {
 fn write_int<S: Sink + ?Sized>(out: &mut S, i: i64) {
     let mut buf = itoa_buf();
     if i < 0 {
-        out.put(b"-");
+        out.put_byte(b'-');
     }
     out.put(fmt_u64(i.unsigned_abs(), &mut buf));
 }
@@ -145,9 +154,9 @@ fn fmt_u64(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
 
 /// Writes a JSON string literal.
 pub fn write_str<S: Sink + ?Sized>(out: &mut S, s: &str) {
-    out.put(b"\"");
+    out.put_byte(b'"');
     escape_pieces(s, |piece| out.put(piece.as_bytes()));
-    out.put(b"\"");
+    out.put_byte(b'"');
 }
 
 /// Appends a JSON string literal to a `String` (as [`write_str`] writes it).
@@ -190,10 +199,16 @@ fn escape_pieces(s: &str, mut put: impl FnMut(&str)) {
     put(s.get(start..).unwrap_or(""));
 }
 
-/// Whether a byte is escaped in a JSON string: a control character, `"` or `\`.
+/// The lanes of an eight-byte word (little-endian) that hold a byte escaped in a JSON string: a
+/// control character, `"` or `\`, each flagged by its lane's high bit.
 #[inline]
-fn needs_escape(b: u8) -> bool {
-    b < 0x20 || b == b'"' || b == b'\\'
+fn special_lanes(w: u64) -> u64 {
+    const LOW: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero_lane = |w: u64| w.wrapping_sub(LOW) & !w & HIGH;
+    (w.wrapping_sub(LOW * 0x20) & !w & HIGH)
+        | zero_lane(w ^ (LOW * u64::from(b'"')))
+        | zero_lane(w ^ (LOW * u64::from(b'\\')))
 }
 
 /// The index of the first byte at or after `from` that needs an escape. Eight bytes are tested
@@ -202,27 +217,25 @@ fn needs_escape(b: u8) -> bool {
 /// the lowest flag is exact.
 #[inline]
 fn next_escape(bytes: &[u8], from: usize) -> Option<usize> {
-    const LOW: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let zero_lane = |w: u64| w.wrapping_sub(LOW) & !w & HIGH;
     let rest = bytes.get(from..)?;
     let mut base = from;
     let mut words = rest.chunks_exact(8);
     for word in &mut words {
         let w = u64::from_le_bytes(<[u8; 8]>::try_from(word).unwrap_or([0; 8]));
-        let special = (w.wrapping_sub(LOW * 0x20) & !w & HIGH)
-            | zero_lane(w ^ (LOW * u64::from(b'"')))
-            | zero_lane(w ^ (LOW * u64::from(b'\\')));
+        let special = special_lanes(w);
         if special != 0 {
             return Some(base + (special.trailing_zeros() / 8) as usize);
         }
         base += 8;
     }
-    words
-        .remainder()
-        .iter()
-        .position(|&b| needs_escape(b))
-        .map(|at| base + at)
+    // The last bytes are tested as one word too, padded with spaces (which need no escape).
+    let remainder = words.remainder();
+    let mut last = [b' '; 8];
+    if let Some(head) = last.get_mut(..remainder.len()) {
+        head.copy_from_slice(remainder);
+    }
+    let special = special_lanes(u64::from_le_bytes(last));
+    (special != 0).then(|| base + (special.trailing_zeros() / 8) as usize)
 }
 
 /// BLAKE3 of the arguments' canonical JSON, base64url.

@@ -181,13 +181,13 @@ fn write_entry(out: &mut Vec<u8>, entry: &Entry) -> Option<Range<usize>> {
         Entry::Read { text, .. } => {
             out.put(b"{\"kind\":\"read\",\"text\":");
             write_str(out, text);
-            out.put(b"}");
+            out.put_byte(b'}');
             None
         }
         Entry::Reply { text, .. } => {
             out.put(b"{\"kind\":\"reply\",\"text\":");
             write_str(out, text);
-            out.put(b"}");
+            out.put_byte(b'}');
             None
         }
         Entry::Outcome {
@@ -204,7 +204,7 @@ fn write_entry(out: &mut Vec<u8>, entry: &Entry) -> Option<Range<usize>> {
             }
             out.put(b",\"step\":");
             write_u64(out, u64::from(*step));
-            out.put(b"}");
+            out.put_byte(b'}');
             None
         }
         Entry::Call(c) => Some(write_call(out, c, None)),
@@ -232,31 +232,31 @@ fn write_call(out: &mut Vec<u8>, c: &CallEntry, arguments: Option<Range<usize>>)
     out.put(b",\"kind\":\"call\",\"marks\":{");
     for (i, (k, v)) in c.marks.iter().enumerate() {
         if i > 0 {
-            out.put(b",");
+            out.put_byte(b',');
         }
         write_str(out, k);
         out.put(b":[");
         for (j, m) in v.iter().enumerate() {
             if j > 0 {
-                out.put(b",");
+                out.put_byte(b',');
             }
             write_str(out, m);
         }
-        out.put(b"]");
+        out.put_byte(b']');
     }
     out.put(b"},\"origins\":{");
     for (i, (k, v)) in c.origins.iter().enumerate() {
         if i > 0 {
-            out.put(b",");
+            out.put_byte(b',');
         }
         write_str(out, k);
-        out.put(b":");
+        out.put_byte(b':');
         write_str(out, v);
     }
     out.put(b"},\"reasons\":[");
     for (i, r) in c.reasons.iter().enumerate() {
         if i > 0 {
-            out.put(b",");
+            out.put_byte(b',');
         }
         write_str(out, r);
     }
@@ -268,7 +268,7 @@ fn write_call(out: &mut Vec<u8>, c: &CallEntry, arguments: Option<Range<usize>>)
         out.put(b",\"undoes\":");
         write_u64(out, u64::from(u));
     }
-    out.put(b"}");
+    out.put_byte(b'}');
     arguments
 }
 

@@ -119,12 +119,50 @@ fn numbers_in(text: &str) -> impl Iterator<Item = f64> + '_ {
                     i += 1;
                 }
             }
-            if let Some(n) = text.get(start..i).and_then(|s| s.parse::<f64>().ok()) {
+            if let Some(n) = text.get(start..i).and_then(parse_decimal) {
                 return Some(n);
             }
         }
         None
     })
+}
+
+/// A number as `numbers_in` delimits it (`-`? digits, then `.` and digits or nothing), read as
+/// `str::parse::<f64>` reads it. Up to 15 digits are read in integer arithmetic: the digits and
+/// the power of ten are then exact as `f64`, so the one division rounds as the parser does.
+fn parse_decimal(text: &str) -> Option<f64> {
+    const POWERS: [f64; 16] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+    ];
+    let (negative, digits) = match text.as_bytes().split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, text.as_bytes()),
+    };
+    let mut mantissa: u64 = 0;
+    let mut count = 0usize;
+    let mut fraction: Option<usize> = None;
+    for &b in digits {
+        match b {
+            b'0'..=b'9' => {
+                mantissa = mantissa * 10 + u64::from(b - b'0');
+                count += 1;
+                if count > 15 {
+                    return text.parse().ok();
+                }
+                if let Some(f) = fraction.as_mut() {
+                    *f += 1;
+                }
+            }
+            b'.' if fraction.is_none() => fraction = Some(0),
+            _ => return text.parse().ok(),
+        }
+    }
+    let scale = POWERS.get(fraction.unwrap_or(0)).copied()?;
+    if count == 0 {
+        return text.parse().ok();
+    }
+    let value = mantissa as f64 / scale;
+    Some(if negative { -value } else { value })
 }
 
 /// `result:<step>` or `result:<step>.<field>`: that call ran here, its tool's result schema
@@ -307,6 +345,18 @@ mod tests {
             needle in "[ab4é]{0,4}",
         ) {
             proptest::prop_assert_eq!(find_from(&hay, &needle, 0), hay.find(needle.as_str()));
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn decimals_are_read_as_the_parser_reads_them(
+            text in "-?[0-9]{1,20}(\\.[0-9]{1,20})?",
+        ) {
+            proptest::prop_assert_eq!(
+                parse_decimal(&text).map(f64::to_bits),
+                text.parse::<f64>().ok().map(f64::to_bits)
+            );
         }
     }
 

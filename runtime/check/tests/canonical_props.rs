@@ -13,10 +13,8 @@ use stalwart_runtime::canonical::{
 fn escapes_like_serde_json(text: &str) -> Result<(), TestCaseError> {
     let mut buf = Vec::new();
     write_str(&mut buf, text);
-    prop_assert_eq!(
-        String::from_utf8(buf).unwrap(),
-        serde_json::to_string(text).unwrap()
-    );
+    let expected = serde_json::to_string(text).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    prop_assert_eq!(String::from_utf8_lossy(&buf), expected);
     Ok(())
 }
 
