@@ -9,6 +9,11 @@ use serde_json::{Map, Value};
 /// Something canonical bytes can be written to (a hasher or a buffer).
 pub trait Sink {
     fn put(&mut self, bytes: &[u8]);
+
+    /// Writes one byte (the punctuation of JSON).
+    fn put_byte(&mut self, byte: u8) {
+        self.put(&[byte]);
+    }
 }
 
 impl Sink for blake3::Hasher {
@@ -21,6 +26,10 @@ impl Sink for Vec<u8> {
     fn put(&mut self, bytes: &[u8]) {
         self.extend_from_slice(bytes);
     }
+
+    fn put_byte(&mut self, byte: u8) {
+        self.push(byte);
+    }
 }
 
 /// Writes a value's canonical JSON.
@@ -32,45 +41,57 @@ pub fn write_value<S: Sink + ?Sized>(out: &mut S, value: &Value) {
         Value::Number(n) => write_number(out, n),
         Value::String(s) => write_str(out, s),
         Value::Array(items) => {
-            out.put(b"[");
+            out.put_byte(b'[');
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
-                    out.put(b",");
+                    out.put_byte(b',');
                 }
                 write_value(out, item);
             }
-            out.put(b"]");
+            out.put_byte(b']');
         }
         Value::Object(map) => write_object(out, map),
     }
 }
 
+/// Objects up to this size are sorted on the stack.
+const SMALL_OBJECT: usize = 16;
+
 /// Writes an object's canonical JSON (keys sorted).
 pub fn write_object<S: Sink + ?Sized>(out: &mut S, map: &Map<String, Value>) {
+    static NULL: Value = Value::Null;
     let sorted = map.keys().is_sorted_by(|a, b| a.as_bytes() <= b.as_bytes());
     if sorted {
-        write_members(out, map.iter());
+        write_members(out, map.iter().map(|(k, v)| (k.as_str(), v)));
+    } else if map.len() <= SMALL_OBJECT {
+        let mut members = [("", &NULL); SMALL_OBJECT];
+        for (slot, (k, v)) in members.iter_mut().zip(map) {
+            *slot = (k.as_str(), v);
+        }
+        let members = members.get_mut(..map.len()).unwrap_or(&mut []);
+        members.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+        write_members(out, members.iter().copied());
     } else {
-        let mut keys: Vec<(&String, &Value)> = map.iter().collect();
-        keys.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-        write_members(out, keys.into_iter());
+        let mut members: Vec<(&str, &Value)> = map.iter().map(|(k, v)| (k.as_str(), v)).collect();
+        members.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+        write_members(out, members.into_iter());
     }
 }
 
 fn write_members<'v, S: Sink + ?Sized>(
     out: &mut S,
-    members: impl Iterator<Item = (&'v String, &'v Value)>,
+    members: impl Iterator<Item = (&'v str, &'v Value)>,
 ) {
-    out.put(b"{");
+    out.put_byte(b'{');
     for (i, (k, v)) in members.enumerate() {
         if i > 0 {
-            out.put(b",");
+            out.put_byte(b',');
         }
         write_str(out, k);
-        out.put(b":");
+        out.put_byte(b':');
         write_value(out, v);
     }
-    out.put(b"}");
+    out.put_byte(b'}');
 }
 
 fn write_number<S: Sink + ?Sized>(out: &mut S, n: &serde_json::Number) {
@@ -97,10 +118,17 @@ pub fn write_u64<S: Sink + ?Sized>(out: &mut S, n: u64) {
     out.put(fmt_u64(n, &mut buf));
 }
 
+/// Appends an unsigned integer in decimal to a `String`.
+pub(crate) fn push_u64(out: &mut String, n: u64) {
+    let mut buf = itoa_buf();
+    // Decimal digits are ASCII.
+    out.push_str(std::str::from_utf8(fmt_u64(n, &mut buf)).unwrap_or(""));
+}
+
 fn write_int<S: Sink + ?Sized>(out: &mut S, i: i64) {
     let mut buf = itoa_buf();
     if i < 0 {
-        out.put(b"-");
+        out.put_byte(b'-');
     }
     out.put(fmt_u64(i.unsigned_abs(), &mut buf));
 }
@@ -126,33 +154,88 @@ fn fmt_u64(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
 
 /// Writes a JSON string literal.
 pub fn write_str<S: Sink + ?Sized>(out: &mut S, s: &str) {
-    out.put(b"\"");
-    let mut rest = s.as_bytes();
-    while let Some(at) = rest
-        .iter()
-        .position(|&b| b < 0x20 || b == b'"' || b == b'\\')
-    {
-        out.put(rest.get(..at).unwrap_or(&[]));
-        let b = rest.get(at).copied().unwrap_or(0);
+    out.put_byte(b'"');
+    escape_pieces(s, |piece| out.put(piece.as_bytes()));
+    out.put_byte(b'"');
+}
+
+/// Appends a JSON string literal to a `String` (as [`write_str`] writes it).
+pub fn push_str_literal(out: &mut String, s: &str) {
+    out.push('"');
+    escape_pieces(s, |piece| out.push_str(piece));
+    out.push('"');
+}
+
+/// Hands the escaped form of `s` to `put` in pieces: runs of bytes that need no escape, copied
+/// whole, and the escape of each byte that needs one.
+#[inline]
+fn escape_pieces(s: &str, mut put: impl FnMut(&str)) {
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    while let Some(at) = next_escape(bytes, start) {
+        // INVARIANT: `at` indexes an ASCII byte, so both slices lie on character boundaries.
+        if at > start {
+            put(s.get(start..at).unwrap_or(""));
+        }
+        let b = bytes.get(at).copied().unwrap_or(0);
         match b {
-            b'"' => out.put(b"\\\""),
-            b'\\' => out.put(b"\\\\"),
-            b'\n' => out.put(b"\\n"),
-            b'\r' => out.put(b"\\r"),
-            b'\t' => out.put(b"\\t"),
-            0x08 => out.put(b"\\b"),
-            0x0c => out.put(b"\\f"),
+            b'"' => put("\\\""),
+            b'\\' => put("\\\\"),
+            b'\n' => put("\\n"),
+            b'\r' => put("\\r"),
+            b'\t' => put("\\t"),
+            0x08 => put("\\b"),
+            0x0c => put("\\f"),
             _ => {
                 const HEX: &[u8; 16] = b"0123456789abcdef";
                 let hi = HEX.get((b >> 4) as usize).copied().unwrap_or(b'0');
                 let lo = HEX.get((b & 0xf) as usize).copied().unwrap_or(b'0');
-                out.put(&[b'\\', b'u', b'0', b'0', hi, lo]);
+                let escaped = [b'\\', b'u', b'0', b'0', hi, lo];
+                put(std::str::from_utf8(&escaped).unwrap_or(""));
             }
         }
-        rest = rest.get(at + 1..).unwrap_or(&[]);
+        start = at + 1;
     }
-    out.put(rest);
-    out.put(b"\"");
+    put(s.get(start..).unwrap_or(""));
+}
+
+/// The lanes of an eight-byte word (little-endian) that hold a byte escaped in a JSON string: a
+/// control character, `"` or `\`, each flagged by its lane's high bit.
+#[inline]
+fn special_lanes(w: u64) -> u64 {
+    const LOW: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero_lane = |w: u64| w.wrapping_sub(LOW) & !w & HIGH;
+    (w.wrapping_sub(LOW * 0x20) & !w & HIGH)
+        | zero_lane(w ^ (LOW * u64::from(b'"')))
+        | zero_lane(w ^ (LOW * u64::from(b'\\')))
+}
+
+/// The index of the first byte at or after `from` that needs an escape. Eight bytes are tested
+/// at a time: a byte below 0x20, or equal to `"` or `\`, sets the high bit of its lane in
+/// `special`; a lane above a flagged one may be flagged falsely (a borrow), never one below, so
+/// the lowest flag is exact.
+#[inline]
+fn next_escape(bytes: &[u8], from: usize) -> Option<usize> {
+    let rest = bytes.get(from..)?;
+    let mut base = from;
+    let mut words = rest.chunks_exact(8);
+    for word in &mut words {
+        let w = u64::from_le_bytes(<[u8; 8]>::try_from(word).unwrap_or([0; 8]));
+        let special = special_lanes(w);
+        if special != 0 {
+            return Some(base + (special.trailing_zeros() / 8) as usize);
+        }
+        base += 8;
+    }
+    // The last bytes are tested as one word too, padded with spaces (which need no escape).
+    let remainder = words.remainder();
+    let mut last = [b' '; 8];
+    if let Some(head) = last.get_mut(..remainder.len()) {
+        head.copy_from_slice(remainder);
+    }
+    let special = special_lanes(u64::from_le_bytes(last));
+    (special != 0).then(|| base + (special.trailing_zeros() / 8) as usize)
 }
 
 /// BLAKE3 of the arguments' canonical JSON, base64url.
@@ -164,7 +247,7 @@ pub fn digest_arguments(arguments: &Map<String, Value>) -> String {
 
 /// The digest of arguments whose canonical JSON is `written`.
 pub fn digest_of(written: &[u8]) -> String {
-    base64url(blake3::hash(written).as_bytes())
+    hash_text(&encode_hash(blake3::hash(written).as_bytes())).to_string()
 }
 
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
@@ -178,25 +261,61 @@ fn sextet(n: u32) -> u8 {
 
 /// Appends the base64url form (no padding) of `bytes` to `out`.
 fn encode_into(bytes: &[u8], out: &mut Vec<u8>) {
-    out.reserve(bytes.len().div_ceil(3) * 4);
+    let start = out.len();
+    out.resize(start + bytes.len().div_ceil(3) * 4, 0);
+    let written = encode_slice(bytes, out.get_mut(start..).unwrap_or(&mut []));
+    out.truncate(start + written);
+}
+
+/// Writes the base64url form (no padding) of `bytes` into `out`, which holds at least
+/// `bytes.len().div_ceil(3) * 4` bytes; answers how many it wrote.
+#[inline]
+fn encode_slice(bytes: &[u8], out: &mut [u8]) -> usize {
     let mut chunks = bytes.chunks_exact(3);
-    for chunk in &mut chunks {
-        if let [b0, b1, b2] = *chunk {
+    let mut quads = out.chunks_exact_mut(4);
+    let mut written = 0;
+    for (chunk, quad) in (&mut chunks).zip(&mut quads) {
+        if let (&[b0, b1, b2], [q0, q1, q2, q3]) = (chunk, quad) {
             let n = (u32::from(b0) << 16) | (u32::from(b1) << 8) | u32::from(b2);
-            out.extend_from_slice(&[sextet(n >> 18), sextet(n >> 12), sextet(n >> 6), sextet(n)]);
+            *q0 = sextet(n >> 18);
+            *q1 = sextet(n >> 12);
+            *q2 = sextet(n >> 6);
+            *q3 = sextet(n);
+            written += 4;
         }
     }
-    match *chunks.remainder() {
-        [b0] => {
+    let tail = out.get_mut(written..).unwrap_or(&mut []);
+    match (chunks.remainder(), tail) {
+        (&[b0], [q0, q1, ..]) => {
             let n = u32::from(b0) << 16;
-            out.extend_from_slice(&[sextet(n >> 18), sextet(n >> 12)]);
+            *q0 = sextet(n >> 18);
+            *q1 = sextet(n >> 12);
+            written + 2
         }
-        [b0, b1] => {
+        (&[b0, b1], [q0, q1, q2, ..]) => {
             let n = (u32::from(b0) << 16) | (u32::from(b1) << 8);
-            out.extend_from_slice(&[sextet(n >> 18), sextet(n >> 12), sextet(n >> 6)]);
+            *q0 = sextet(n >> 18);
+            *q1 = sextet(n >> 12);
+            *q2 = sextet(n >> 6);
+            written + 3
         }
-        _ => {}
+        _ => written,
     }
+}
+
+/// The base64url form (no padding) of a 32-byte hash, on the stack.
+#[inline]
+pub(crate) fn encode_hash(bytes: &[u8; 32]) -> [u8; 43] {
+    let mut out = [0u8; 43];
+    encode_slice(bytes, &mut out);
+    out
+}
+
+/// [`encode_hash`] as text.
+#[inline]
+pub(crate) fn hash_text(encoded: &[u8; 43]) -> &str {
+    // Every byte of the encoding is from the ASCII alphabet.
+    std::str::from_utf8(encoded).unwrap_or("")
 }
 
 /// Base64url without padding.
@@ -210,21 +329,7 @@ pub fn base64url(bytes: &[u8]) -> String {
 /// Whether `text` is the base64url form of `bytes`, without allocating (and in time that depends
 /// only on the lengths).
 pub fn base64url_is(bytes: &[u8; 32], text: &[u8]) -> bool {
-    let mut buf = [0u8; 43];
-    let mut at = 0;
-    for chunk in bytes.chunks(3) {
-        let b0 = chunk.first().copied().unwrap_or(0) as u32;
-        let b1 = chunk.get(1).copied().unwrap_or(0) as u32;
-        let b2 = chunk.get(2).copied().unwrap_or(0) as u32;
-        let n = (b0 << 16) | (b1 << 8) | b2;
-        let chars = [(n >> 18) & 63, (n >> 12) & 63, (n >> 6) & 63, n & 63];
-        for c in chars.iter().take(chunk.len() + 1) {
-            if let Some(slot) = buf.get_mut(at) {
-                *slot = ALPHABET.get(*c as usize).copied().unwrap_or(b'A');
-            }
-            at += 1;
-        }
-    }
+    let buf = encode_hash(bytes);
     text.len() == buf.len() && buf.iter().zip(text).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 

@@ -10,7 +10,7 @@ use stalwart_record::{
 };
 
 use crate::canonical::{digest_of, write_object};
-use crate::compare::{argument_or_result, json_eq};
+use crate::compare::{argument_or_result, json_eq, member};
 use crate::gate::{GateVerdict, Scope, eval_gate};
 use crate::history::{self, Key};
 use crate::origin::{find_tool, is_write, label_trust, marks, native_trust, origin_trusted};
@@ -52,8 +52,13 @@ pub struct Check {
 
 impl Check {
     fn refuse(reason: impl Into<String>) -> Self {
+        Self::answer(Decision::Refuse, reason)
+    }
+
+    /// A decision with one reason and nothing else.
+    fn answer(decision: Decision, reason: impl Into<String>) -> Self {
         Self {
-            decision: Decision::Refuse,
+            decision,
             reasons: vec![reason.into()],
             detail: Map::new(),
             confirmation: None,
@@ -171,7 +176,8 @@ pub fn check_tool_call(
     }
     // The arguments' canonical JSON, their digest and the marks are each worked out once, for
     // the decision and for the entry.
-    let mut written = Vec::with_capacity(128);
+    // One buffer for the arguments' canonical JSON and, after them, the entry's bytes.
+    let mut written = Vec::with_capacity(512);
     write_object(&mut written, &call.arguments);
     let digest = Digest {
         text: digest_of(&written),
@@ -282,7 +288,7 @@ fn decide(
     let schema = tool.arguments.as_ref().map(|s| s.to_native());
     if let Some(fault) = crate::schema::validate_arguments(body, schema, &call.arguments) {
         return Check::refuse("argument_schema")
-            .with("pointer", json!(fault.pointer))
+            .with("pointer", Value::String(fault.pointer))
             .with("rule", json!(fault.rule));
     }
     // 4. Destinations in a tool that sends nothing out.
@@ -292,7 +298,7 @@ fn decide(
     }
     // 5. Order rules.
     if let Some(rule) = order_rule(body, session, call, tool) {
-        return Check::refuse("order_rule").with("rule", json!(rule));
+        return Check::refuse("order_rule").with("rule", Value::String(rule));
     }
     // 6. An undo bound to what it undoes.
     if let Some(step) = call.undoes {
@@ -314,7 +320,7 @@ fn decide(
     match eval_gate(&scope, tool, call.intent.as_deref()) {
         GateVerdict::Pass => {}
         GateVerdict::Refuse { reason, flow } => {
-            return Check::refuse(reason).with("flow", json!(flow));
+            return Check::refuse(reason).with("flow", Value::String(flow));
         }
         GateVerdict::NoFlow { flows } => {
             return Check::refuse("no_flow").with("flows", json!(flows));
@@ -341,11 +347,7 @@ fn decide(
     if let Some(t) = &call.confirmation
         && token::covers(env, session, t, &call.tool, digest)
     {
-        return Check {
-            decision: Decision::Allow,
-            reasons: vec!["confirmed".into()],
-            ..Check::refuse("")
-        };
+        return Check::answer(Decision::Allow, "confirmed");
     }
     // 11. Every reason a write needs a person.
     let mut reasons = Vec::new();
@@ -375,11 +377,7 @@ fn decide(
     }
     // 12. An undo that passed everything above runs without asking.
     if call.undoes.is_some() && clarify.is_none() {
-        return Check {
-            decision: Decision::Allow,
-            reasons: vec!["compensation".into()],
-            ..Check::refuse("")
-        };
+        return Check::answer(Decision::Allow, "compensation");
     }
     if is_write(tool) && reasons.is_empty() {
         reasons.push("write".into());
@@ -395,7 +393,7 @@ fn decide(
             clarify.as_ref().map(|c| c.0.as_str()),
             pivot,
         );
-        detail.insert("question".into(), json!(question));
+        detail.insert("question".into(), Value::String(question));
         return Check {
             decision: Decision::Confirm,
             reasons,
@@ -405,16 +403,13 @@ fn decide(
         };
     }
     // 13. Nothing above held the call back.
-    Check {
-        decision: Decision::Allow,
-        reasons: vec!["allow".into()],
-        ..Check::refuse("")
-    }
+    Check::answer(Decision::Allow, "allow")
 }
 
 /// The arguments' canonical JSON and its digest.
 struct Digest {
     text: String,
+    /// The canonical JSON, alone in a buffer the entry's bytes are then written into.
     written: Vec<u8>,
 }
 
@@ -431,28 +426,51 @@ fn finish(
     digest: Digest,
     marks_known: Option<BTreeMap<String, Vec<String>>>,
 ) -> Check {
+    let Digest {
+        text: digest,
+        mut written,
+    } = digest;
     let step = session.next_step();
-    let agent = found
-        .as_ref()
-        .map(|f| f.1.clone())
-        .unwrap_or_else(|| call.agent.clone().unwrap_or_else(|| session.agent.clone()));
+    let (found, agent) = match found {
+        Some((_, agent)) => (true, agent),
+        None => (
+            false,
+            call.agent.clone().unwrap_or_else(|| session.agent.clone()),
+        ),
+    };
     if check.decision == Decision::Refuse {
         let plan = undo_plan(body, session);
         if !plan.is_empty() {
             check.detail.insert("undo".into(), Value::Array(plan));
         }
     }
-    let marks = match (&found, marks_known) {
-        (Some(_), Some(known)) => known,
-        (Some(_), None) => marks(body, session, &call.arguments, &call.origins, &call.labels),
-        (None, _) => BTreeMap::new(),
+    let marks = match (found, marks_known) {
+        (true, Some(known)) => known,
+        (true, None) => marks(body, session, &call.arguments, &call.origins, &call.labels),
+        (false, _) => BTreeMap::new(),
     };
+    // The token and the key cover the session's id and agent, not its entries: they are worked
+    // out before the entry takes the digest.
+    match check.decision {
+        Decision::Confirm => {
+            let expiry = env
+                .now
+                .saturating_add(body.settings.confirmation_expiry_secs.to_native());
+            check.confirmation = Some(token::issue(
+                env, session, &call.tool, &digest, step, expiry,
+            ));
+        }
+        Decision::Allow => {
+            check.idempotency_key = Some(token::idempotency_key(env, session, step, &digest))
+        }
+        Decision::Refuse => {}
+    }
     let entry = CallEntry {
         step,
         tool: call.tool.clone(),
         agent,
         arguments: call.arguments.clone(),
-        digest: digest.text.clone(),
+        digest,
         origins: call.origins.clone(),
         marks,
         decision: check.decision,
@@ -461,26 +479,7 @@ fn finish(
         at: env.now,
         token: String::new(),
     };
-    history::append_call(env.key, session, entry, &digest.written);
-    match check.decision {
-        Decision::Confirm => {
-            let expiry = env
-                .now
-                .saturating_add(body.settings.confirmation_expiry_secs.to_native());
-            check.confirmation = Some(token::issue(
-                env,
-                session,
-                &call.tool,
-                &digest.text,
-                step,
-                expiry,
-            ));
-        }
-        Decision::Allow => {
-            check.idempotency_key = Some(token::idempotency_key(env, session, step, &digest.text))
-        }
-        Decision::Refuse => {}
-    }
+    history::append_call(env.key, session, entry, &mut written);
     check
 }
 
@@ -502,7 +501,7 @@ fn order_rule(
             after.bind.iter().all(|pair| {
                 let (mine, theirs) = (pair.0.as_str(), pair.1.as_str());
                 match (
-                    call.arguments.get(mine),
+                    member(&call.arguments, mine),
                     argument_or_result(session, c, theirs),
                 ) {
                     (Some(a), Some(b)) => json_eq(a, b),
@@ -598,7 +597,7 @@ fn undo_fault(
     for pair in bind.iter() {
         let (mine, theirs) = (pair.0.as_str(), pair.1.as_str());
         let ok = match (
-            call.arguments.get(mine),
+            member(&call.arguments, mine),
             argument_or_result(session, original, theirs),
         ) {
             (Some(a), Some(b)) => json_eq(a, b),
@@ -622,7 +621,7 @@ fn conditions(
     tool: &ArchivedTool,
 ) -> Option<Check> {
     for check in tool.checks.iter() {
-        let Some(value) = call.arguments.get(check.argument.as_str()) else {
+        let Some(value) = member(&call.arguments, check.argument.as_str()) else {
             continue;
         };
         let (operand, described) = match &check.operand {
@@ -651,7 +650,7 @@ fn conditions(
         };
         let words = format!("{} {op} {described}", check.argument);
         let Some(operand) = operand else {
-            return Some(Check::refuse("condition_unknown").with("check", json!(words)));
+            return Some(Check::refuse("condition_unknown").with("check", Value::String(words)));
         };
         let holds = match check.op {
             ArchivedCheckOp::AtMost => {
@@ -666,7 +665,7 @@ fn conditions(
                 .is_some_and(|items| items.iter().any(|i| json_eq(i, value))),
         };
         if !holds {
-            return Some(Check::refuse("condition_failed").with("check", json!(words)));
+            return Some(Check::refuse("condition_failed").with("check", Value::String(words)));
         }
     }
     let host = |key: &str, per: &ArchivedPeriod| -> Option<f64> {
@@ -681,9 +680,11 @@ fn conditions(
     {
         let words = format!("at_most {} per {}", limit.count, period_word(per));
         match host("usage", per) {
-            None => return Some(Check::refuse("usage_unknown").with("limit", json!(words))),
+            None => {
+                return Some(Check::refuse("usage_unknown").with("limit", Value::String(words)));
+            }
             Some(used) if used >= f64::from(limit.count.to_native()) => {
-                return Some(Check::refuse("limit_reached").with("limit", json!(words)));
+                return Some(Check::refuse("limit_reached").with("limit", Value::String(words)));
             }
             Some(_) => {}
         }
@@ -695,15 +696,15 @@ fn conditions(
             spend.at_most,
             period_word(&spend.per)
         );
-        let amount = call
-            .arguments
-            .get(spend.argument.as_str())
+        let amount = member(&call.arguments, spend.argument.as_str())
             .and_then(Value::as_f64)
             .unwrap_or(0.0);
         match host("spent", &spend.per) {
-            None => return Some(Check::refuse("spend_unknown").with("limit", json!(words))),
+            None => {
+                return Some(Check::refuse("spend_unknown").with("limit", Value::String(words)));
+            }
             Some(spent) if spent + amount > spend.at_most.to_native() => {
-                return Some(Check::refuse("spend_exceeded").with("limit", json!(words)));
+                return Some(Check::refuse("spend_exceeded").with("limit", Value::String(words)));
             }
             Some(_) => {}
         }

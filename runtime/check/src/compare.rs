@@ -1,7 +1,7 @@
 //! Comparing call values: JSON equality with numbers compared as numbers, truthiness, and
 //! reading an earlier call's argument or result field.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::session::{CallEntry, Session};
 
@@ -21,6 +21,22 @@ pub fn json_eq(a: &Value, b: &Value) -> bool {
                     .all(|(k, v)| y.get(k).is_some_and(|w| json_eq(v, w)))
         }
         _ => a == b,
+    }
+}
+
+/// Objects up to this size are searched by a scan of their names, not by hashing the name.
+const SMALL_OBJECT: usize = 8;
+
+/// An object's member by name, as `Map::get` finds it; a call's few arguments are scanned, which
+/// costs less than hashing the name.
+#[inline]
+pub fn member<'m>(members: &'m Map<String, Value>, name: &str) -> Option<&'m Value> {
+    if members.len() <= SMALL_OBJECT {
+        members
+            .iter()
+            .find_map(|(k, v)| (k.as_str() == name).then_some(v))
+    } else {
+        members.get(name)
     }
 }
 

@@ -6,7 +6,7 @@ use stalwart_record::{
     ArchivedTool,
 };
 
-use crate::compare::{json_eq, truthy};
+use crate::compare::{json_eq, member, truthy};
 use crate::origin::find_tool;
 use crate::session::Session;
 use crate::value::to_json;
@@ -51,16 +51,15 @@ pub fn eval_gate(scope: &Scope<'_>, tool: &ArchivedTool, intent: Option<&str>) -
         if !holds {
             continue;
         }
-        let flow = path.flow.to_string();
         return match &path.action {
             ArchivedGateAction::Allow => GateVerdict::Pass,
             ArchivedGateAction::Refuse { message } => GateVerdict::Refuse {
                 reason: message.to_string(),
-                flow,
+                flow: path.flow.to_string(),
             },
             ArchivedGateAction::Ask { message } => GateVerdict::Ask {
                 question: message.to_string(),
-                flow,
+                flow: path.flow.to_string(),
             },
         };
     }
@@ -84,9 +83,7 @@ pub fn eval_expr(scope: &Scope<'_>, idx: u32, depth: usize) -> Value {
     }
     match expr {
         ArchivedExpr::Fact(name) => fact(scope, name.as_str()),
-        ArchivedExpr::Arg(name) => scope
-            .arguments
-            .get(name.as_str())
+        ArchivedExpr::Arg(name) => member(scope.arguments, name.as_str())
             .cloned()
             .unwrap_or(Value::Null),
         ArchivedExpr::Literal(v) => to_json(scope.body, v.to_native()).unwrap_or(Value::Null),

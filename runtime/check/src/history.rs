@@ -11,8 +11,8 @@ use std::ops::Range;
 use serde_json::Value;
 
 use crate::canonical::{
-    Sink, base64url, base64url_decode, base64url_is, write_object, write_str, write_u64,
-    write_value,
+    Sink, base64url, base64url_decode, base64url_is, encode_hash, hash_text, write_object,
+    write_str, write_u64, write_value,
 };
 use crate::session::{CallEntry, Entry, Session, Verified};
 
@@ -159,24 +159,10 @@ fn link(
     entry: &Entry,
     buf: &mut Vec<u8>,
 ) -> (blake3::Hash, Option<Range<usize>>) {
-    link_with(key, prev, entry, None, buf)
-}
-
-/// [`link`], with a call's arguments given as their canonical JSON already written.
-fn link_with(
-    key: &Key,
-    prev: &[u8],
-    entry: &Entry,
-    arguments: Option<&[u8]>,
-    buf: &mut Vec<u8>,
-) -> (blake3::Hash, Option<Range<usize>>) {
     buf.clear();
     buf.extend_from_slice(&(prev.len() as u64).to_le_bytes());
     buf.extend_from_slice(prev);
-    let range = match (entry, arguments) {
-        (Entry::Call(c), Some(written)) => Some(write_call(buf, c, Some(written))),
-        _ => write_entry(buf, entry),
-    };
+    let range = write_entry(buf, entry);
     (blake3::keyed_hash(&key.secret, buf), range)
 }
 
@@ -195,13 +181,13 @@ fn write_entry(out: &mut Vec<u8>, entry: &Entry) -> Option<Range<usize>> {
         Entry::Read { text, .. } => {
             out.put(b"{\"kind\":\"read\",\"text\":");
             write_str(out, text);
-            out.put(b"}");
+            out.put_byte(b'}');
             None
         }
         Entry::Reply { text, .. } => {
             out.put(b"{\"kind\":\"reply\",\"text\":");
             write_str(out, text);
-            out.put(b"}");
+            out.put_byte(b'}');
             None
         }
         Entry::Outcome {
@@ -218,21 +204,22 @@ fn write_entry(out: &mut Vec<u8>, entry: &Entry) -> Option<Range<usize>> {
             }
             out.put(b",\"step\":");
             write_u64(out, u64::from(*step));
-            out.put(b"}");
+            out.put_byte(b'}');
             None
         }
         Entry::Call(c) => Some(write_call(out, c, None)),
     }
 }
 
-/// `arguments`: the canonical JSON of `c.arguments`, when the caller has written it already.
-fn write_call(out: &mut Vec<u8>, c: &CallEntry, arguments: Option<&[u8]>) -> Range<usize> {
+/// `arguments`: where `out` holds the canonical JSON of `c.arguments` already, when the caller
+/// has written it (it is copied, not written again).
+fn write_call(out: &mut Vec<u8>, c: &CallEntry, arguments: Option<Range<usize>>) -> Range<usize> {
     out.put(b"{\"agent\":");
     write_str(out, &c.agent);
     out.put(b",\"arguments\":");
     let start = out.len();
     match arguments {
-        Some(written) => out.put(written),
+        Some(written) => out.extend_from_within(written),
         None => write_object(out, &c.arguments),
     }
     let arguments = start..out.len();
@@ -245,31 +232,31 @@ fn write_call(out: &mut Vec<u8>, c: &CallEntry, arguments: Option<&[u8]>) -> Ran
     out.put(b",\"kind\":\"call\",\"marks\":{");
     for (i, (k, v)) in c.marks.iter().enumerate() {
         if i > 0 {
-            out.put(b",");
+            out.put_byte(b',');
         }
         write_str(out, k);
         out.put(b":[");
         for (j, m) in v.iter().enumerate() {
             if j > 0 {
-                out.put(b",");
+                out.put_byte(b',');
             }
             write_str(out, m);
         }
-        out.put(b"]");
+        out.put_byte(b']');
     }
     out.put(b"},\"origins\":{");
     for (i, (k, v)) in c.origins.iter().enumerate() {
         if i > 0 {
-            out.put(b",");
+            out.put_byte(b',');
         }
         write_str(out, k);
-        out.put(b":");
+        out.put_byte(b':');
         write_str(out, v);
     }
     out.put(b"},\"reasons\":[");
     for (i, r) in c.reasons.iter().enumerate() {
         if i > 0 {
-            out.put(b",");
+            out.put_byte(b',');
         }
         write_str(out, r);
     }
@@ -281,7 +268,7 @@ fn write_call(out: &mut Vec<u8>, c: &CallEntry, arguments: Option<&[u8]>) -> Ran
         out.put(b",\"undoes\":");
         write_u64(out, u64::from(u));
     }
-    out.put(b"}");
+    out.put_byte(b'}');
     arguments
 }
 
@@ -364,22 +351,37 @@ fn verify_from(key: &Key, session: &Session, from: usize, calls: u32) -> Option<
 
 /// Appends an entry, signing it over the chain so far. The history must already verify.
 pub fn append(key: &Key, session: &mut Session, entry: Entry) {
-    append_with(key, session, entry, None);
+    let mut buf = Vec::with_capacity(512);
+    let (token, _) = match session.entries().last() {
+        Some(last) => link(key, last.token().as_bytes(), &entry, &mut buf),
+        None => link(key, &genesis(session), &entry, &mut buf),
+    };
+    push_signed(key, session, entry, token);
 }
 
 /// [`append`] for a call whose arguments' canonical JSON the check has written already (for
-/// their digest): the bytes are signed as they are, not written again.
-pub(crate) fn append_call(key: &Key, session: &mut Session, entry: CallEntry, arguments: &[u8]) {
-    append_with(key, session, Entry::Call(entry), Some(arguments));
+/// their digest) into `buf`, which holds nothing else: the entry's bytes are written after
+/// them, reusing the buffer, and the arguments are copied there, not written again.
+pub(crate) fn append_call(key: &Key, session: &mut Session, entry: CallEntry, buf: &mut Vec<u8>) {
+    let arguments = 0..buf.len();
+    let start = buf.len();
+    let genesis_link;
+    let prev: &[u8] = match session.entries().last() {
+        Some(last) => last.token().as_bytes(),
+        None => {
+            genesis_link = genesis(session);
+            &genesis_link
+        }
+    };
+    buf.extend_from_slice(&(prev.len() as u64).to_le_bytes());
+    buf.extend_from_slice(prev);
+    write_call(buf, &entry, Some(arguments));
+    let token = blake3::keyed_hash(&key.secret, buf.get(start..).unwrap_or(&[]));
+    push_signed(key, session, Entry::Call(entry), token);
 }
 
-fn append_with(key: &Key, session: &mut Session, mut entry: Entry, arguments: Option<&[u8]>) {
-    let mut buf = Vec::with_capacity(512);
-    let (token, _) = match session.entries().last() {
-        Some(last) => link_with(key, last.token().as_bytes(), &entry, arguments, &mut buf),
-        None => link_with(key, &genesis(session), &entry, arguments, &mut buf),
-    };
-    entry.set_token(base64url(token.as_bytes()));
+fn push_signed(key: &Key, session: &mut Session, mut entry: Entry, token: blake3::Hash) {
+    entry.set_token(hash_text(&encode_hash(token.as_bytes())).to_string());
     session.push_signed(entry, key.fingerprint);
 }
 

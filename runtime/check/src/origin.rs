@@ -45,8 +45,7 @@ fn is_word(c: char) -> bool {
 /// Whether `needle` occurs in `hay` with a non-word character (or an end) on each side.
 fn contains_at_boundaries(hay: &str, needle: &str) -> bool {
     let mut from = 0;
-    while let Some(pos) = hay.get(from..).and_then(|h| h.find(needle)) {
-        let start = from + pos;
+    while let Some(start) = find_from(hay, needle, from) {
         let end = start + needle.len();
         let before_ok = hay
             .get(..start)
@@ -67,6 +66,33 @@ fn contains_at_boundaries(hay: &str, needle: &str) -> bool {
         from = start + step;
     }
     false
+}
+
+/// Needles up to this length are searched for byte by byte: no searcher to set up, and at most
+/// this many comparisons per byte of the text.
+const SHORT_NEEDLE: usize = 64;
+
+/// The first occurrence of `needle` in `hay` at or after byte `from` (a character boundary), as
+/// `str::find` finds it.
+fn find_from(hay: &str, needle: &str, from: usize) -> Option<usize> {
+    let rest = hay.get(from..)?;
+    let Some((&first, tail)) = needle.as_bytes().split_first() else {
+        return Some(from);
+    };
+    if needle.len() > SHORT_NEEDLE {
+        return rest.find(needle).map(|at| from + at);
+    }
+    // A match starts where `first` does: never inside a character, since `first` begins one.
+    let bytes = rest.as_bytes();
+    let mut at = 0;
+    while let Some(skip) = bytes.get(at..)?.iter().position(|&b| b == first) {
+        let start = at + skip;
+        if bytes.get(start + 1..start + needle.len()) == Some(tail) {
+            return Some(from + start);
+        }
+        at = start + 1;
+    }
+    None
 }
 
 /// Every number written in a text (`40`, `40.00`, `-3`, `1.5`), as numbers.
@@ -93,12 +119,50 @@ fn numbers_in(text: &str) -> impl Iterator<Item = f64> + '_ {
                     i += 1;
                 }
             }
-            if let Some(n) = text.get(start..i).and_then(|s| s.parse::<f64>().ok()) {
+            if let Some(n) = text.get(start..i).and_then(parse_decimal) {
                 return Some(n);
             }
         }
         None
     })
+}
+
+/// A number as `numbers_in` delimits it (`-`? digits, then `.` and digits or nothing), read as
+/// `str::parse::<f64>` reads it. Up to 15 digits are read in integer arithmetic: the digits and
+/// the power of ten are then exact as `f64`, so the one division rounds as the parser does.
+fn parse_decimal(text: &str) -> Option<f64> {
+    const POWERS: [f64; 16] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+    ];
+    let (negative, digits) = match text.as_bytes().split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, text.as_bytes()),
+    };
+    let mut mantissa: u64 = 0;
+    let mut count = 0usize;
+    let mut fraction: Option<usize> = None;
+    for &b in digits {
+        match b {
+            b'0'..=b'9' => {
+                mantissa = mantissa * 10 + u64::from(b - b'0');
+                count += 1;
+                if count > 15 {
+                    return text.parse().ok();
+                }
+                if let Some(f) = fraction.as_mut() {
+                    *f += 1;
+                }
+            }
+            b'.' if fraction.is_none() => fraction = Some(0),
+            _ => return text.parse().ok(),
+        }
+    }
+    let scale = POWERS.get(fraction.unwrap_or(0)).copied()?;
+    if count == 0 {
+        return text.parse().ok();
+    }
+    let value = mantissa as f64 / scale;
+    Some(if negative { -value } else { value })
 }
 
 /// `result:<step>` or `result:<step>.<field>`: that call ran here, its tool's result schema
@@ -263,6 +327,37 @@ mod tests {
             !contains_at_boundaries("Refund", "refund"),
             "case-sensitive"
         );
+    }
+
+    #[test]
+    fn short_and_long_needles_are_found_alike() {
+        assert!(contains_at_boundaries("é 4411 é", "4411"));
+        assert!(contains_at_boundaries("x44 4411", "4411"));
+        let long = "n".repeat(SHORT_NEEDLE + 1);
+        assert!(contains_at_boundaries(&format!("a {long} b"), &long));
+        assert!(!contains_at_boundaries(&format!("a {long}n b"), &long));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn short_needles_are_found_where_str_find_finds_them(
+            hay in "[ab4é\u{1F600} ]{0,24}",
+            needle in "[ab4é]{0,4}",
+        ) {
+            proptest::prop_assert_eq!(find_from(&hay, &needle, 0), hay.find(needle.as_str()));
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn decimals_are_read_as_the_parser_reads_them(
+            text in "-?[0-9]{1,20}(\\.[0-9]{1,20})?",
+        ) {
+            proptest::prop_assert_eq!(
+                parse_decimal(&text).map(f64::to_bits),
+                text.parse::<f64>().ok().map(f64::to_bits)
+            );
+        }
     }
 
     #[test]

@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use serde_json::Value;
 use stalwart_record::{ArchivedRecordBody, ArchivedTool};
 
+use crate::canonical::push_str_literal;
 use crate::check::Call;
 use crate::session::Session;
 
@@ -89,10 +90,20 @@ pub fn question(
 /// Writes a value as JSON, cut to 80 characters (the last three `...`).
 fn write_short(out: &mut String, value: &Value) {
     let start = out.len();
-    // Writing to a `String` cannot fail.
-    let _ = write!(out, "{value}");
+    match value {
+        Value::String(s) => push_str_literal(out, s),
+        // Writing to a `String` cannot fail. A number displays as it serialises.
+        Value::Number(n) => {
+            let _ = write!(out, "{n}");
+        }
+        _ => {
+            let _ = write!(out, "{value}");
+        }
+    }
     let written = out.get(start..).unwrap_or("");
-    if written.chars().nth(80).is_some()
+    // Fewer than 81 bytes are fewer than 81 characters.
+    if written.len() > 80
+        && written.chars().nth(80).is_some()
         && let Some((at, _)) = written.char_indices().nth(77)
     {
         out.truncate(start + at);

@@ -28,6 +28,7 @@ use stalwart_record::{
     ArchivedAdditional, ArchivedRecordBody, ArchivedSchemaNode, SchemaIdx, TypeSet,
 };
 
+use crate::compare::member;
 pub use crate::value::MAX_DEPTH;
 use crate::value::json_equals;
 
@@ -314,7 +315,7 @@ impl<'r> Eval<'_, 'r> {
         if let Some(missing) = node
             .required
             .iter()
-            .find(|name| !members.contains_key(name.as_str()))
+            .find(|name| member(members, name.as_str()).is_none())
         {
             return fail(&Path::Key(path, missing.as_str()), "required");
         }

@@ -5,22 +5,42 @@
 //! check of exactly that call while that confirm is still the newest call entry of the history,
 //! and not after the expiry.
 
-use std::fmt::Write as _;
-
-use crate::canonical::{base64url, base64url_is};
+use crate::canonical::{base64url_is, encode_hash, hash_text, push_u64};
 use crate::check::Env;
 use crate::session::{Decision, Session};
 
-/// The parts a MAC covers, each with its length first, so no two lists of parts give one input.
-/// Room is left for the numbers that follow the parts.
-fn framed(parts: &[&str]) -> Vec<u8> {
-    let size: usize = parts.iter().map(|p| p.len() + 8).sum::<usize>() + 12;
-    let mut buf = Vec::with_capacity(size);
+/// Room on the stack for the bytes of a MAC; longer inputs (long ids or names) go to the heap.
+const STACK_FRAME: usize = 256;
+
+/// The keyed hash of `parts`, each with its length first (so no two lists of parts give one
+/// input), followed by `tail` as it is.
+fn mac_framed(env: Env<'_>, parts: &[&str], tail: &[&[u8]]) -> [u8; 32] {
+    let size = parts.iter().map(|p| p.len() + 8).sum::<usize>()
+        + tail.iter().map(|t| t.len()).sum::<usize>();
+    let mut stack = [0u8; STACK_FRAME];
+    let mut heap = Vec::new();
+    let buf: &mut [u8] = if size <= STACK_FRAME {
+        &mut stack
+    } else {
+        heap.resize(size, 0);
+        &mut heap
+    };
+    let mut at = 0;
+    let mut put = |bytes: &[u8]| {
+        if let Some(slot) = buf.get_mut(at..at + bytes.len()) {
+            slot.copy_from_slice(bytes);
+        }
+        at += bytes.len();
+    };
     for part in parts {
-        buf.extend_from_slice(&(part.len() as u64).to_le_bytes());
-        buf.extend_from_slice(part.as_bytes());
+        put(&(part.len() as u64).to_le_bytes());
+        put(part.as_bytes());
     }
-    buf
+    for bytes in tail {
+        put(bytes);
+    }
+    // INVARIANT: `size` counts every byte put, so `at == size <= buf.len()`.
+    *env.key.mac(buf.get(..at).unwrap_or(&[])).as_bytes()
 }
 
 fn mac(
@@ -38,10 +58,7 @@ fn mac(
         tool,
         digest,
     ];
-    let mut buf = framed(&parts);
-    buf.extend_from_slice(&step.to_le_bytes());
-    buf.extend_from_slice(&expiry.to_le_bytes());
-    *env.key.mac(&buf).as_bytes()
+    mac_framed(env, &parts, &[&step.to_le_bytes(), &expiry.to_le_bytes()])
 }
 
 /// The token of a confirm asked at `step`.
@@ -53,9 +70,13 @@ pub fn issue(
     step: u32,
     expiry: u64,
 ) -> String {
+    let encoded = encode_hash(&mac(env, session, tool, digest, step, expiry));
     let mut out = String::with_capacity(64);
-    let _ = write!(out, "{step}.{expiry}.");
-    out.push_str(&base64url(&mac(env, session, tool, digest, step, expiry)));
+    push_u64(&mut out, u64::from(step));
+    out.push('.');
+    push_u64(&mut out, expiry);
+    out.push('.');
+    out.push_str(hash_text(&encoded));
     out
 }
 
@@ -89,9 +110,11 @@ pub fn covers(env: Env<'_>, session: &Session, token: &str, tool: &str, digest: 
 
 /// The idempotency key of an allowed call: derived from session, step and argument digest.
 pub fn idempotency_key(env: Env<'_>, session: &Session, step: u32, digest: &str) -> String {
-    let mut buf = framed(&["idempotency", session.id.as_str(), digest]);
-    buf.extend_from_slice(&step.to_le_bytes());
-    let mut full = base64url(env.key.mac(&buf).as_bytes());
-    full.truncate(22);
-    full
+    let mac = mac_framed(
+        env,
+        &["idempotency", session.id.as_str(), digest],
+        &[&step.to_le_bytes()],
+    );
+    let encoded = encode_hash(&mac);
+    hash_text(&encoded).get(..22).unwrap_or("").to_string()
 }
