@@ -326,17 +326,49 @@ pub fn from_structure(inputs: &Inputs<'_>) -> Vec<Finding> {
         });
     };
     for t in &cat.tools {
-        if t.gate.default == Some(rec::GateDefault::Allow) && t.write {
+        if t.gate.default != Some(rec::GateDefault::Allow) || !t.write {
+            continue;
+        }
+        // The default lets a call through only when some call is decided by no row; an engine
+        // that cannot tell leaves the finding standing.
+        let verdicts = crate::gate::default_verdicts(inputs.body, &t.gate);
+        let mut decided = verdicts.iter().filter_map(|(_, v)| *v);
+        let first = decided.next();
+        if decided.any(|v| Some(v) != first) {
+            let said: Vec<String> = verdicts
+                .iter()
+                .map(|(e, v)| {
+                    let v = match v {
+                        Some(true) => "a call reaches it",
+                        Some(false) => "the rows decide every call",
+                        None => "undecided",
+                    };
+                    format!("{e} says {v}")
+                })
+                .collect();
             push(
-                "QG004",
+                "QG312",
                 &t.name,
                 tool_place(g, &t.name),
                 format!(
-                    "the rule sheet allows the write '{}' by default: a call no row decides passes the gate",
-                    t.name
+                    "the engines disagree on the default of the rule sheet for '{}': {}",
+                    t.name,
+                    said.join(", ")
                 ),
             );
         }
+        if first == Some(false) {
+            continue;
+        }
+        push(
+            "QG004",
+            &t.name,
+            tool_place(g, &t.name),
+            format!(
+                "the rule sheet allows the write '{}' by default: a call no row decides passes the gate",
+                t.name
+            ),
+        );
     }
     for (message, place) in inputs.rulebook_errors {
         push("QG005", "rulebook", place.clone(), message.clone());

@@ -8,7 +8,7 @@
 //! the same propositions. Where both decide and differ, the path is a disagreement (QG312); where
 //! one cannot decide (the enumeration stops past `MAX_ATOMS`), the other's answer stands.
 
-use stalwart_record::{Expr, ExprIdx, Gate, GatePath, RecordBody, Value};
+use stalwart_record::{Expr, ExprIdx, Gate, GateAction, GatePath, RecordBody, SourceSpan, Value};
 
 /// The most atoms enumerated; past it, the enumeration does not decide.
 const MAX_ATOMS: usize = 16;
@@ -60,6 +60,29 @@ pub fn path_verdicts(
     #[cfg(feature = "z3")]
     out.push(("z3", crate::smt::gate_paths(body, gate)));
     out
+}
+
+/// Each engine's answer to whether a call can reach the gate's default, by engine name:
+/// `Some(true)` when one can, `Some(false)` when the paths decide every call, `None` where the
+/// engine does not decide. The default is read as one more path, last, with no intent and no
+/// condition: a call whose intent no path names meets only the paths with no intent, so the
+/// default is reached exactly when that last path is not shadowed.
+pub fn default_verdicts(body: &RecordBody, gate: &Gate) -> Vec<(&'static str, Option<bool>)> {
+    let mut with_default = gate.clone();
+    with_default.paths.push(GatePath {
+        flow: String::new(),
+        intent: None,
+        condition: None,
+        action: GateAction::Allow,
+        span: SourceSpan::default(),
+    });
+    path_verdicts(body, &with_default)
+        .into_iter()
+        .map(|(engine, verdicts)| {
+            let last = verdicts.last().copied().flatten();
+            (engine, last.map(|v| v == PathVerdict::Live))
+        })
+        .collect()
 }
 
 /// The enumeration's verdict on each path of a gate; `None` where it does not decide.

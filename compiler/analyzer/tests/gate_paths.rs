@@ -9,10 +9,11 @@ mod common;
 use common::{AgentSpec, Spec, ToolSpec};
 use proptest::prelude::*;
 use stalwart_analyzer::findings::{Inputs, from_structure};
-use stalwart_analyzer::gate::{PathVerdict, enumerate_paths};
+use stalwart_analyzer::gate::{PathVerdict, default_verdicts, enumerate_paths};
 use stalwart_analyzer::smt::gate_paths;
 use stalwart_record::{
-    CompareOp, Expr, ExprIdx, Gate, GateAction, GatePath, RecordBody, SourceSpan, Value,
+    CompareOp, Expr, ExprIdx, Gate, GateAction, GateDefault, GatePath, RecordBody, SourceSpan,
+    Value,
 };
 
 fn path(intent: Option<&str>, condition: Option<ExprIdx>) -> GatePath {
@@ -71,6 +72,95 @@ fn a_contradiction_and_a_covered_path_are_dead_for_both_engines() {
     ];
     assert_eq!(enumerate_paths(&body, &g), expected);
     assert_eq!(gate_paths(&body, &g), expected);
+}
+
+#[test]
+fn a_call_reaches_the_default_unless_the_paths_without_intent_take_every_call() {
+    let body = RecordBody {
+        exprs: vec![
+            Expr::Fact("paid".to_string()), // 0
+            Expr::Not(0),                   // 1
+        ],
+        ..RecordBody::default()
+    };
+    let reaches = |paths: Vec<GatePath>| {
+        let verdicts = default_verdicts(&body, &gate(paths));
+        let engines: Vec<&str> = verdicts.iter().map(|(e, _)| *e).collect();
+        assert_eq!(engines, ["enumeration", "z3"]);
+        let answers: Vec<Option<bool>> = verdicts.iter().map(|(_, v)| *v).collect();
+        assert_eq!(answers[0], answers[1], "the engines agree");
+        answers[0]
+    };
+    // Paid or not paid: every call is decided.
+    assert_eq!(
+        reaches(vec![path(None, Some(0)), path(None, Some(1))]),
+        Some(false)
+    );
+    // A row with no condition decides every call.
+    assert_eq!(reaches(vec![path(None, None)]), Some(false));
+    // Only paid calls are decided.
+    assert_eq!(reaches(vec![path(None, Some(0))]), Some(true));
+    // A call of another intent meets neither row.
+    assert_eq!(
+        reaches(vec![
+            path(Some("refund"), Some(0)),
+            path(Some("refund"), Some(1))
+        ]),
+        Some(true)
+    );
+    assert_eq!(reaches(Vec::new()), Some(true));
+}
+
+#[test]
+fn qg004_stands_only_when_a_call_reaches_the_allowing_default() {
+    let body = RecordBody {
+        exprs: vec![Expr::Fact("paid".to_string()), Expr::Not(0)],
+        ..RecordBody::default()
+    };
+    let spec = Spec {
+        tools: vec![ToolSpec::write()],
+        agents: vec![AgentSpec {
+            model: false,
+            tools: vec![0],
+            hands_off_to: Vec::new(),
+            privilege: 0,
+            on_unread: "refuse",
+        }],
+        ..Spec::default()
+    };
+    let graph = spec.graph();
+    let found = |paths: Vec<GatePath>| {
+        let mut catalogue = spec.catalogue();
+        if let Some(t) = catalogue.tools.first_mut() {
+            t.gate = Gate {
+                default: Some(GateDefault::Allow),
+                ..gate(paths)
+            };
+        }
+        let inputs = Inputs {
+            graph: &graph,
+            catalogue: &catalogue,
+            body: &body,
+            rulebook_errors: &[],
+            has_rulebook: true,
+            rulebook: &stalwart_analyzer::rulebook::RulebookInput::default(),
+        };
+        from_structure(&inputs)
+            .into_iter()
+            .filter(|f| f.rule == "QG004" || f.rule == "QG312")
+            .map(|f| format!("{} on {}: {}", f.rule, f.subject, f.message))
+            .collect::<Vec<String>>()
+    };
+    assert_eq!(
+        found(vec![path(None, Some(0))]),
+        [
+            "QG004 on t0: the rule sheet allows the write 't0' by default: a call no row decides passes the gate"
+        ]
+    );
+    assert_eq!(
+        found(vec![path(None, Some(0)), path(None, Some(1))]),
+        Vec::<String>::new()
+    );
 }
 
 #[test]
