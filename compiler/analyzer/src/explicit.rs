@@ -168,24 +168,24 @@ pub fn solve(sys: &System<'_>) -> BTreeMap<Obligation, Answer> {
                     answers.insert(o.clone(), answer);
                     continue;
                 };
-                match replay_in(sys, &all, path, o) {
+                let refined = match replay_in(sys, &all, path, o) {
                     Replay::Raised => {
                         answers.insert(o.clone(), answer);
+                        continue;
                     }
                     Replay::Refused(tool) => {
                         let mut more = view.clone();
-                        if more.keep_check_of(sys, tool) {
-                            next.entry(more).or_default().push(o);
-                        } else {
-                            // Cannot happen: the view read the check the same way. Answer
-                            // with the real system rather than loop.
-                            next.entry(all.clone()).or_default().push(o);
-                        }
+                        more.keep_check_of(sys, tool).then_some(more)
                     }
-                    Replay::Other if view != all => {
-                        next.entry(all.clone()).or_default().push(o);
-                    }
-                    Replay::Other => {
+                    Replay::Other => None,
+                };
+                // A witness that does not replay and names nothing more to keep: the real
+                // system decides, and a witness of the real system that does not replay
+                // through it (which its own search cannot give) is undecided, never a loop.
+                match refined {
+                    Some(more) => next.entry(more).or_default().push(o),
+                    None if view != all => next.entry(all.clone()).or_default().push(o),
+                    None => {
                         answers.insert(o.clone(), Answer::Undecided);
                     }
                 }
