@@ -40,6 +40,40 @@ fn gate(paths: Vec<GatePath>) -> Gate {
     }
 }
 
+/// The findings of `rules` (and QG312) that one agent with one write governed by `gate` raises,
+/// as `RULE on SUBJECT: message`.
+fn structure_findings(body: &RecordBody, gate: Gate, rules: &[&str]) -> Vec<String> {
+    let spec = Spec {
+        tools: vec![ToolSpec::write()],
+        agents: vec![AgentSpec {
+            model: false,
+            tools: vec![0],
+            hands_off_to: Vec::new(),
+            privilege: 0,
+            on_unread: "refuse",
+        }],
+        ..Spec::default()
+    };
+    let graph = spec.graph();
+    let mut catalogue = spec.catalogue();
+    if let Some(t) = catalogue.tools.first_mut() {
+        t.gate = gate;
+    }
+    let inputs = Inputs {
+        graph: &graph,
+        catalogue: &catalogue,
+        body,
+        rulebook_errors: &[],
+        has_rulebook: true,
+        rulebook: &stalwart_analyzer::rulebook::RulebookInput::default(),
+    };
+    from_structure(&inputs)
+        .into_iter()
+        .filter(|f| f.rule == "QG312" || rules.contains(&f.rule.as_str()))
+        .map(|f| format!("{} on {}: {}", f.rule, f.subject, f.message))
+        .collect()
+}
+
 #[test]
 fn a_contradiction_and_a_covered_path_are_dead_for_both_engines() {
     let body = RecordBody {
@@ -117,39 +151,12 @@ fn qg004_stands_only_when_a_call_reaches_the_allowing_default() {
         exprs: vec![Expr::Fact("paid".to_string()), Expr::Not(0)],
         ..RecordBody::default()
     };
-    let spec = Spec {
-        tools: vec![ToolSpec::write()],
-        agents: vec![AgentSpec {
-            model: false,
-            tools: vec![0],
-            hands_off_to: Vec::new(),
-            privilege: 0,
-            on_unread: "refuse",
-        }],
-        ..Spec::default()
-    };
-    let graph = spec.graph();
     let found = |paths: Vec<GatePath>| {
-        let mut catalogue = spec.catalogue();
-        if let Some(t) = catalogue.tools.first_mut() {
-            t.gate = Gate {
-                default: Some(GateDefault::Allow),
-                ..gate(paths)
-            };
-        }
-        let inputs = Inputs {
-            graph: &graph,
-            catalogue: &catalogue,
-            body: &body,
-            rulebook_errors: &[],
-            has_rulebook: true,
-            rulebook: &stalwart_analyzer::rulebook::RulebookInput::default(),
+        let allowing = Gate {
+            default: Some(GateDefault::Allow),
+            ..gate(paths)
         };
-        from_structure(&inputs)
-            .into_iter()
-            .filter(|f| f.rule == "QG004" || f.rule == "QG312")
-            .map(|f| format!("{} on {}: {}", f.rule, f.subject, f.message))
-            .collect::<Vec<String>>()
+        structure_findings(&body, allowing, &["QG004"])
     };
     assert_eq!(
         found(vec![path(None, Some(0))]),
@@ -173,39 +180,12 @@ fn dead_paths_are_qg010_with_why_and_no_engine_disagrees() {
         ],
         ..RecordBody::default()
     };
-    let spec = Spec {
-        tools: vec![ToolSpec::write()],
-        agents: vec![AgentSpec {
-            model: false,
-            tools: vec![0],
-            hands_off_to: Vec::new(),
-            privilege: 0,
-            on_unread: "refuse",
-        }],
-        ..Spec::default()
-    };
-    let graph = spec.graph();
-    let mut catalogue = spec.catalogue();
-    if let Some(t) = catalogue.tools.first_mut() {
-        t.gate = gate(vec![
-            path(Some("refund"), Some(2)),
-            path(Some("refund"), Some(0)),
-            path(Some("refund"), Some(0)),
-        ]);
-    }
-    let inputs = Inputs {
-        graph: &graph,
-        catalogue: &catalogue,
-        body: &body,
-        rulebook_errors: &[],
-        has_rulebook: true,
-        rulebook: &stalwart_analyzer::rulebook::RulebookInput::default(),
-    };
-    let found: Vec<String> = from_structure(&inputs)
-        .into_iter()
-        .filter(|f| f.rule == "QG010" || f.rule == "QG312")
-        .map(|f| format!("{} on {}: {}", f.rule, f.subject, f.message))
-        .collect();
+    let dead = gate(vec![
+        path(Some("refund"), Some(2)),
+        path(Some("refund"), Some(0)),
+        path(Some("refund"), Some(0)),
+    ]);
+    let found = structure_findings(&body, dead, &["QG010"]);
     assert_eq!(
         found,
         [

@@ -15,20 +15,7 @@ use stalwart_diagnostics::{Diagnostic, FileId, Span};
 use crate::Parse;
 use lexer::Tok;
 
-lalrpop_util::lalrpop_mod!(
-    #[allow(
-        clippy::all,
-        clippy::pedantic,
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::panic,
-        clippy::indexing_slicing,
-        clippy::string_slice,
-        unused
-    )]
-    grammar,
-    "/condition.rs"
-);
+generated_parser!(grammar, "/condition.rs");
 
 /// The most nesting (parentheses, `not`s and `and`/`or` operators together) a condition may have.
 pub const MAX_NESTING: usize = 200;

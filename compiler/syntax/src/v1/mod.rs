@@ -21,37 +21,11 @@ use crate::Parse;
 use ast::{Item, Module};
 use lexer::Tok;
 
-lalrpop_util::lalrpop_mod!(
-    #[allow(
-        clippy::all,
-        clippy::pedantic,
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::panic,
-        clippy::indexing_slicing,
-        clippy::string_slice,
-        unused
-    )]
-    grammar,
-    "/colang_v1.rs"
-);
+generated_parser!(grammar, "/colang_v1.rs");
 
 // The same grammar with its renaming rules inlined (see build.rs): fewer reductions, other
 // "expected …" lists, so it parses clean files only and its errors are never reported.
-lalrpop_util::lalrpop_mod!(
-    #[allow(
-        clippy::all,
-        clippy::pedantic,
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::panic,
-        clippy::indexing_slicing,
-        clippy::string_slice,
-        unused
-    )]
-    grammar_clean,
-    "/colang_v1_clean.rs"
-);
+generated_parser!(grammar_clean, "/colang_v1_clean.rs");
 
 /// Parses a Colang 1.0 file. The module holds every definition that could be read; the
 /// diagnostics (sorted by position) say what could not.

@@ -12,37 +12,11 @@ use super::layout::layout;
 use super::token::Tok;
 use crate::Parse;
 
-lalrpop_util::lalrpop_mod!(
-    #[allow(
-        clippy::all,
-        clippy::pedantic,
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::panic,
-        clippy::indexing_slicing,
-        clippy::string_slice,
-        unused
-    )]
-    colang_v2,
-    "/colang_v2.rs"
-);
+generated_parser!(colang_v2, "/colang_v2.rs");
 
 // The same grammar with its renaming rules inlined (see build.rs): fewer reductions, other
 // "expected …" lists, so it parses clean files only and never reports errors.
-lalrpop_util::lalrpop_mod!(
-    #[allow(
-        clippy::all,
-        clippy::pedantic,
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::panic,
-        clippy::indexing_slicing,
-        clippy::string_slice,
-        unused
-    )]
-    colang_v2_clean,
-    "/colang_v2_clean.rs"
-);
+generated_parser!(colang_v2_clean, "/colang_v2_clean.rs");
 
 type Token = (usize, Tok, usize);
 
