@@ -119,6 +119,24 @@ impl<'s, 'a> OneStep<'s, 'a> {
     }
 }
 
+/// Answers reachable, with `path`, every obligation whose event literal holds in `model`; how many.
+fn close_held(
+    answers: &mut BTreeMap<Obligation, Answer>,
+    model: &z3::Model,
+    events: &[(&Obligation, Bool)],
+    path: &[usize],
+) -> usize {
+    let held: Vec<&Obligation> = events
+        .iter()
+        .filter(|(_, e)| decode::holds(model, e))
+        .map(|(o, _)| *o)
+        .collect();
+    for o in &held {
+        answers.insert((*o).clone(), Answer::Reachable(path.to_vec()));
+    }
+    held.len()
+}
+
 /// The solver gave up or a model made no sense: what is open stays undecided.
 struct GaveUp;
 
@@ -228,15 +246,7 @@ impl<'s, 'a> Search<'s, 'a> {
             };
             let path = decode::witness(&model, &self.unrolling, j);
             let resumed = decode::state(&model, &self.unrolling, j);
-            let mut closed = 0;
-            for (o, e) in &events {
-                if decode::holds(&model, e) {
-                    self.answers
-                        .insert((*o).clone(), Answer::Reachable(path.clone()));
-                    closed += 1;
-                }
-            }
-            if closed == 0 {
+            if close_held(&mut self.answers, &model, &events, &path) == 0 {
                 // A model of the disjunction satisfies none of it.
                 return Err(GaveUp);
             }
@@ -299,15 +309,7 @@ impl<'s, 'a> Search<'s, 'a> {
             };
             let mut path = prefix.to_vec();
             path.extend(decode::witness(&model, &one.unrolling, 0));
-            let mut closed = 0;
-            for (o, e) in &events {
-                if decode::holds(&model, e) {
-                    self.answers
-                        .insert((*o).clone(), Answer::Reachable(path.clone()));
-                    closed += 1;
-                }
-            }
-            if closed == 0 {
+            if close_held(&mut self.answers, &model, &events, &path) == 0 {
                 return;
             }
             let answers = &self.answers;
