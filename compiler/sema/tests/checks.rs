@@ -56,6 +56,12 @@ fn v1_undefined_bot_message_suggests_the_nearest() {
 }
 
 #[test]
+fn v1_a_message_defined_inline_in_any_flow_is_defined() {
+    let text = "define flow a\n  bot greet\n  bot farewell\n\ndefine flow b\n  bot greet \"Hello!\"\n  if $x\n    bot farewell\n      \"Bye.\"\n";
+    assert_eq!(check("v1", text, None, &["x"]), "");
+}
+
+#[test]
 fn v1_undefined_subflow() {
     let text = "define subflow check order\n  execute get_order\n\ndefine flow refunds\n  do check ordr\n  do check order\n  do unknown thing\n";
     insta::assert_snapshot!("v1_undefined_subflow", check("v1", text, None, &[]));

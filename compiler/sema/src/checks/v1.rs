@@ -20,14 +20,7 @@ pub fn check_v1(
     facts: &BTreeSet<String>,
 ) -> Vec<Diagnostic> {
     let mut ctx = Ctx {
-        messages: module
-            .items
-            .iter()
-            .filter_map(|i| match i {
-                Item::Bot(b) => Some(b.name.text.as_str()),
-                _ => None,
-            })
-            .collect(),
+        messages: defined_messages(module),
         flows: flows(module).map(|f| f.id.as_str()).collect(),
         catalogue,
         out: Vec::new(),
@@ -49,6 +42,33 @@ pub fn check_v1(
     variables(&bodies, facts, &mut ctx.out);
     stalwart_diagnostics::sort(&mut ctx.out);
     ctx.out
+}
+
+/// The bot messages the module defines: by `define bot`, and by `bot <message> "…"` statements
+/// (or ones with example lines under them) anywhere in a flow.
+fn defined_messages(module: &Module) -> Vec<&str> {
+    let mut names = Vec::new();
+    for item in &module.items {
+        let body = match item {
+            Item::Bot(b) => {
+                names.push(b.name.text.as_str());
+                continue;
+            }
+            Item::Flow(f) => f.body.as_slice(),
+            Item::Stmt(s) => std::slice::from_ref(s),
+            _ => continue,
+        };
+        for stmt in body {
+            stmt.walk(&mut |s| {
+                if let StmtKind::Bot(bot) = &s.kind
+                    && bot.defines_message()
+                {
+                    names.push(bot.message.text.as_str());
+                }
+            });
+        }
+    }
+    names
 }
 
 fn flows(module: &Module) -> impl Iterator<Item = &FlowDef> {

@@ -156,6 +156,29 @@ pub struct Stmt {
     pub span: Span,
 }
 
+impl Stmt {
+    /// Calls `f` on this statement, then on each statement nested in it, in the order they are
+    /// written.
+    pub fn walk<'a>(&'a self, f: &mut dyn FnMut(&'a Stmt)) {
+        f(self);
+        let bodies: Vec<&'a [Stmt]> = match &self.kind {
+            StmtKind::If(i) => i
+                .branches
+                .iter()
+                .map(|b| b.body.as_slice())
+                .chain(i.else_body.as_deref())
+                .collect(),
+            StmtKind::When(w) => w.branches.iter().map(|b| b.body.as_slice()).collect(),
+            StmtKind::While(w) => vec![w.body.as_slice()],
+            StmtKind::Any(body) => vec![body.as_slice()],
+            _ => return,
+        };
+        for s in bodies.into_iter().flatten() {
+            s.walk(f);
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum StmtKind {
     /// `user <intent>`; several for `user a or user b`.
@@ -219,10 +242,29 @@ pub struct BotRef {
     pub utterance: Option<Text>,
     /// What follows: parameters (`with`, `for`, `(…)`).
     pub rest: Option<Text>,
+    /// The indented lines under the statement: parameter lines, then more utterances (with
+    /// `if`/`else` groups), as in a `define bot` body.
+    pub lines: Vec<MessageLine>,
     pub span: Span,
 }
 
 impl BotRef {
+    /// Whether the statement also defines its message, as the reference parser takes it: a
+    /// named message with an inline utterance or with example lines under it (the first line
+    /// starting with `"` or `if` and those after it).
+    pub fn defines_message(&self) -> bool {
+        !self.message.text.is_empty()
+            && (self.utterance.is_some() || self.example_lines().next().is_some())
+    }
+
+    /// The lines under the statement from its first example on (parameter lines skipped).
+    pub fn example_lines(&self) -> impl Iterator<Item = &MessageLine> {
+        self.lines.iter().skip_while(|line| match line {
+            MessageLine::Text(t) => !t.text.starts_with('"'),
+            MessageLine::Branch(b) => b.keyword != BranchKeyword::If,
+        })
+    }
+
     /// For `bot execute_<tool>`, the tool's name.
     pub fn tool(&self) -> Option<&str> {
         self.message

@@ -41,10 +41,14 @@ pub fn inspect_v1(module: &Module) -> Value {
             Item::Flow(f) => {
                 add_flow(&f.id, f.subflow, &mut flows, &ids);
                 ids.push(&f.id);
+                for stmt in &f.body {
+                    inline_bot_messages(stmt, &mut bots);
+                }
             }
-            Item::Stmt(_) => {
+            Item::Stmt(stmt) => {
                 add_flow("", false, &mut flows, &ids);
                 ids.push("");
+                inline_bot_messages(stmt, &mut bots);
             }
             Item::Import(i) => {
                 let name = Value::String(i.name.clone());
@@ -105,7 +109,27 @@ fn user_examples(u: &UserDef, out: &mut Vec<Value>) {
     }
 }
 
-fn bot_utterances(lines: &[MessageLine], out: &mut Vec<Value>) {
+/// The utterances `bot <message> "…"` statements define inside a flow: the inline one, then the
+/// example lines under the statement, appended to what the message already has.
+fn inline_bot_messages(stmt: &Stmt, bots: &mut Map<String, Value>) {
+    stmt.walk(&mut |s| {
+        let StmtKind::Bot(bot) = &s.kind else { return };
+        if !bot.defines_message() {
+            return;
+        }
+        let entry = bots
+            .entry(bot.message.text.to_string())
+            .or_insert_with(|| Value::Array(Vec::new()));
+        if let Value::Array(list) = entry {
+            if let Some(u) = &bot.utterance {
+                bot_utterances(std::slice::from_ref(&MessageLine::Text(u.clone())), list);
+            }
+            bot_utterances(bot.example_lines(), list);
+        }
+    });
+}
+
+fn bot_utterances<'a>(lines: impl IntoIterator<Item = &'a MessageLine>, out: &mut Vec<Value>) {
     for line in lines {
         match line {
             MessageLine::Text(t) => {

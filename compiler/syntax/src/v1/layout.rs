@@ -533,7 +533,8 @@ fn classify_statement(cx: &mut Ctx<'_>, mode: Mode, next_deeper: bool) -> (Optio
         }
         "bot" => {
             drop_says(cx);
-            (Tok::Bot, raw, Last::Other)
+            // Its indented lines are parameters, then more utterances: read as a message body.
+            (Tok::Bot, (Some(Mode::Message), false), Last::Other)
         }
         "execute" | "exec" | "run" => (Tok::Run, raw, Last::Other),
         "do" => (Tok::Do, raw, Last::Other),

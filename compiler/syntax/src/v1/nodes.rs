@@ -325,7 +325,13 @@ pub fn user_stmt(src: &str, file: FileId, whole: R, first: R, others: Vec<R>) ->
     stmt(file, whole, StmtKind::User(refs))
 }
 
-pub fn bot_stmt(src: &str, file: FileId, whole: R, t: Option<R>) -> Stmt {
+pub fn bot_stmt(
+    src: &str,
+    file: FileId,
+    whole: R,
+    t: Option<R>,
+    lines: Option<Vec<MessageLine>>,
+) -> Stmt {
     let r = t.unwrap_or((whole.1, whole.1));
     let (message, rest) = split_message(src, file, r);
     let (utterance, rest) = match rest {
@@ -350,6 +356,7 @@ pub fn bot_stmt(src: &str, file: FileId, whole: R, t: Option<R>) -> Stmt {
             message,
             utterance,
             rest,
+            lines: lines.unwrap_or_default(),
             span: span(file, r),
         }),
     )
