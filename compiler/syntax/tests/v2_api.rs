@@ -148,11 +148,65 @@ fn expressions_keep_their_exact_source_text() {
     assert_eq!(v["flows"][0]["return_members"][0]["default"], "{\"a\": 1}");
 }
 
+// The line numbers below are the reference parser's (NeMo Guardrails 0.24.1) for the same texts.
 #[test]
-fn generation_lines_count_as_seven_lines() {
+fn generation_lines_count_as_eight_lines() {
     let v = inspect_v2(&parse_ok("flow a\n  ...\n\nflow b\n  pass\n"));
     assert_eq!(v["flows"][0]["line"], 1);
-    assert_eq!(v["flows"][1]["line"], 10);
+    assert_eq!(v["flows"][1]["line"], 11);
+    let v = inspect_v2(&parse_ok(
+        "flow a\n  if $x\n    ...\n  ...\nflow b\n  pass\n",
+    ));
+    assert_eq!(v["flows"][1]["line"], 19);
+}
+
+#[test]
+fn an_ellipsis_line_inside_a_string_opened_mid_line_still_counts() {
+    let v = inspect_v2(&parse_ok(
+        "flow a\n  $x = \"\"\"\n  ...\n  \"\"\"\nflow b\n  c\n",
+    ));
+    assert_eq!(v["flows"][1]["line"], 12);
+}
+
+#[test]
+fn an_ellipsis_after_a_closing_triple_quote_line_is_not_expanded() {
+    // The `  """` line that closes the string opens a docstring for the line-by-line expansion.
+    let text = "flow a\n  $x = \"\"\"\n  y\n  \"\"\"\n  ...\nflow b\n  c\n";
+    assert_eq!(codes(text), vec!["E1306"]);
+}
+
+#[test]
+fn a_parenthesized_spec_with_arguments_takes_members_and_a_capture() {
+    let text = "flow a\n  match (b \"x\").Finished() or c\n  start (b $x=1) as $r\n  match (UtteranceBotAction(script=\"x\")).Finished()\n  when (bot ask q \"Pay?\").Finished(\"confirmed\")\n    c\n";
+    let kinds = body(text);
+    assert_eq!(kinds.len(), 4);
+    assert_eq!(codes("flow a\n  match ($r).Finished()\n"), vec!["E1402"]);
+    assert_eq!(
+        codes("flow a\n  match (a and b).Finished()\n"),
+        vec!["E1402"]
+    );
+}
+
+#[test]
+fn statements_outside_flows_are_ignored_unless_alone_in_the_file() {
+    assert_eq!(
+        codes("flow a\n  c\nbot say \"x\"\nflow b\n  c\n"),
+        vec!["E1420"]
+    );
+    let p = parse_v2(FileId(0), "flow a\n  c\n$x = 1\n");
+    assert!(
+        p.diagnostics.iter().all(|d| !d.is_error()),
+        "{:?}",
+        p.diagnostics
+    );
+    // Alone, a statement or an import is an error; a comment line or a leading blank line is
+    // another element and makes it fine.
+    assert_eq!(codes("import core\n"), vec!["E1421"]);
+    assert_eq!(codes("bot say \"x\"\n"), vec!["E1421"]);
+    assert_eq!(codes("x # c\n\n"), vec!["E1421"]);
+    assert_eq!(codes("x\n# c\n"), vec!["E1420"]);
+    assert_eq!(codes("\nimport core\n"), Vec::<&str>::new());
+    assert_eq!(codes("import core\nimport llm\n"), Vec::<&str>::new());
 }
 
 #[test]

@@ -10,8 +10,9 @@ use stalwart_diagnostics::Span;
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Module {
     pub items: Vec<Item>,
-    /// Offsets of the `...` lines; the reference expands each into six statements before parsing,
-    /// so every line after one counts six more lines there.
+    /// Offsets of the `...` the reference expands before parsing (into an empty line and six
+    /// statements, the rest of the line moved onto a line of its own), so every line after one
+    /// counts seven more lines there.
     pub generated: Vec<u32>,
     /// The file has a column-0 `# meta: exclude from llm` line.
     pub exclude_from_llm: bool,

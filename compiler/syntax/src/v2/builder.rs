@@ -451,13 +451,17 @@ impl Pending {
             self.specs.push(e);
             return Ok(());
         }
+        // The reference's `"(" spec_name [arguments] ")" member* [capture]`: one named flow,
+        // action or event with its arguments, and nothing else, inside the parentheses.
         match e {
             SpecExpr::Spec(s)
-                if s.args == Args::None && s.members.is_empty() && s.capture.is_none() =>
+                if matches!(s.target, SpecTarget::Name { .. })
+                    && s.members.is_empty()
+                    && s.capture.is_none() =>
             {
                 self.specs.push(SpecExpr::Spec(Spec {
                     target: s.target,
-                    args: Args::None,
+                    args: s.args,
                     members,
                     capture,
                     span: span(file, l, r),

@@ -65,5 +65,7 @@ pub const POSITIONAL_AFTER_NAMED: Code = code("E1400", "positional-after-named-a
 pub const NON_LITERAL_DECORATOR_ARGUMENT: Code = code("E1401", "non-literal-decorator-argument");
 /// Member access (`.Finished()`) or `as` after a parenthesized group of several specs.
 pub const MEMBER_ON_GROUP: Code = code("E1402", "member-on-spec-group");
-/// A statement at top level, outside any flow.
+/// A statement at top level, outside any flow (ignored, a warning).
 pub const STATEMENT_OUTSIDE_FLOW: Code = code("E1420", "statement-outside-flow");
+/// A file whose only content is one `import` or one statement outside a flow.
+pub const LONE_TOP_LEVEL_ELEMENT: Code = code("E1421", "lone-top-level-element");

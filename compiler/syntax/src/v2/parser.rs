@@ -37,6 +37,7 @@ pub(crate) fn parse(file: FileId, text: &str) -> Parse<Module> {
     let mut layout = layout(file, text);
     let mut diagnostics = std::mem::take(&mut layout.diagnostics);
     parse_blocks(file, text, &layout, &mut module, &mut diagnostics);
+    lone_element(text, &module, &mut diagnostics);
     module.generated = layout.generated;
     module.exclude_from_llm = excluded_from_llm(text);
     let lines = LineIndex::new(text, &module.generated);
@@ -50,6 +51,39 @@ pub(crate) fn parse(file: FileId, text: &str) -> Parse<Module> {
         value: module,
         diagnostics,
     }
+}
+
+/// Reports a file whose top level is one `import` or one statement and nothing else. The
+/// reference grammar's start rule is a list that collapses to its only element, and its reader
+/// then fails on anything but a flow there. What counts as an element besides flows, imports,
+/// docstrings and statements: a comment on a line of its own, and a newline at the very start
+/// of the file (a comment or a blank line after the element, on the same line or below, does
+/// not count: it joins the element's own newline).
+fn lone_element(text: &str, module: &Module, diagnostics: &mut Vec<Diagnostic>) {
+    let [item] = module.items.as_slice() else {
+        return;
+    };
+    let span = match item {
+        Item::Import(i) => i.span,
+        Item::Stmt(s) => s.span,
+        Item::Flow(_) | Item::Docstring(_) => return,
+    };
+    let comment_line = text.lines().any(|l| l.trim_start().starts_with('#'));
+    let leading_newline = text.starts_with('\n') || text.starts_with("\r\n");
+    if comment_line || leading_newline || diagnostics.iter().any(Diagnostic::is_error) {
+        return;
+    }
+    // The error says more than the warning that the statement is ignored.
+    diagnostics.retain(|d| !(d.code == codes::STATEMENT_OUTSIDE_FLOW && d.primary.span == span));
+    diagnostics.push(
+        Diagnostic::error(
+            codes::LONE_TOP_LEVEL_ELEMENT,
+            span,
+            "a file whose only content is this line is not a valid Colang 2.x file",
+        )
+        .with_label("the only element of the file, and not a flow")
+        .with_help("define a flow in this file, or add a comment line"),
+    );
 }
 
 /// Parses the top-level blocks of the layout into the module's items.
@@ -114,21 +148,12 @@ fn add_items(
             StmtKind::Docstring => module.items.push(Item::Docstring(s.span)),
             StmtKind::Empty => {}
             _ => {
-                let d = if matches!(s.kind, StmtKind::Spec { .. }) {
-                    Diagnostic::error(
-                        codes::STATEMENT_OUTSIDE_FLOW,
-                        s.span,
-                        "a statement outside a flow is not allowed",
-                    )
-                    .with_label("move this into a flow")
-                } else {
-                    Diagnostic::warning(
-                        codes::STATEMENT_OUTSIDE_FLOW,
-                        s.span,
-                        "a statement outside a flow is ignored",
-                    )
-                    .with_label("this belongs to no flow")
-                };
+                let d = Diagnostic::warning(
+                    codes::STATEMENT_OUTSIDE_FLOW,
+                    s.span,
+                    "a statement outside a flow is ignored",
+                )
+                .with_label("this belongs to no flow");
                 diagnostics.push(d);
                 module.items.push(Item::Stmt(s));
             }
@@ -143,7 +168,7 @@ fn excluded_from_llm(text: &str) -> bool {
         || memchr::memmem::find(text.as_bytes(), MARK.as_bytes()).is_some()
 }
 
-/// Line numbers as the reference reports them: 1-based, each `...` line counting seven.
+/// Line numbers as the reference reports them: 1-based, each expanded `...` line counting eight.
 struct LineIndex<'a> {
     starts: Vec<u32>,
     generated: &'a [u32],
@@ -160,7 +185,7 @@ impl<'a> LineIndex<'a> {
     fn line(&self, offset: u32) -> u32 {
         let physical = self.starts.partition_point(|&s| s <= offset) as u32;
         let extra = self.generated.partition_point(|&g| g < offset) as u32;
-        physical + 6 * extra
+        physical + 7 * extra
     }
 }
 
@@ -263,9 +288,9 @@ fn translate(
                 UserErrorKind::MemberOnGroup => Diagnostic::error(
                     codes::MEMBER_ON_GROUP,
                     span,
-                    "a member or `as` can only follow a single parenthesized flow or event name",
+                    "a member or `as` can only follow a single parenthesized flow, action or event name",
                 )
-                .with_label("a group of several specs"),
+                .with_label("not one named flow, action or event with its arguments"),
             }
         }
         ParseError::UnrecognizedToken {

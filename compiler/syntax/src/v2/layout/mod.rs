@@ -27,7 +27,7 @@ pub(crate) struct Layout {
     /// Top-level blocks as ranges of `toks`.
     pub blocks: Vec<Range<usize>>,
     pub diagnostics: Vec<Diagnostic>,
-    /// Offsets of the `...` lines (each stands for six generated lines).
+    /// Offsets of the `...` the reference expands (each adds seven lines before what follows).
     pub generated: Vec<u32>,
 }
 
@@ -82,6 +82,43 @@ struct Ctx<'a> {
     started: bool,
 }
 
+/// The offsets of the `...` the reference expands before parsing: on each line that starts with
+/// spaces and `...`, unless its line-by-line docstring tracking holds the line inside a docstring
+/// (a line whose stripped text starts with `"""` opens one, unless it also ends with `"""`; a line
+/// whose stripped text ends with `"""` closes it). The reference replaces the `...` by an empty
+/// line and six statements, and moves the rest of its line onto a line of its own: seven lines
+/// more. The tracking looks at lines, not strings, so it also expands a `...` inside a string
+/// opened mid-line, and skips one after a `"""` line that closed such a string.
+fn expanded_ellipses(text: &str) -> Vec<u32> {
+    let mut out = Vec::new();
+    if memchr::memmem::find(text.as_bytes(), b"...").is_none() {
+        return out;
+    }
+    const QUOTES: &str = "\"\"\"";
+    let mut in_docstring = false;
+    let mut start = 0usize;
+    for line in text.split('\n') {
+        let stripped = line.trim();
+        let opens = stripped.starts_with(QUOTES);
+        if in_docstring {
+            in_docstring = !stripped.ends_with(QUOTES);
+        } else if opens {
+            in_docstring = !(stripped.ends_with(QUOTES) && stripped != QUOTES);
+        } else {
+            let spaces = line.bytes().take_while(|&b| b == b' ').count();
+            if spaces > 0
+                && line
+                    .get(spaces..)
+                    .is_some_and(|rest| rest.starts_with("..."))
+            {
+                out.push(u32::try_from(start + spaces).unwrap_or(u32::MAX));
+            }
+        }
+        start += line.len() + 1;
+    }
+    out
+}
+
 /// Runs the lexer and the layout pass over `text`.
 pub(crate) fn layout(file: FileId, text: &str) -> Layout {
     let mut ctx = Ctx {
@@ -90,7 +127,7 @@ pub(crate) fn layout(file: FileId, text: &str) -> Layout {
         raw: lex(text),
         toks: Vec::with_capacity(text.len() / 4 + 8),
         diagnostics: Vec::new(),
-        generated: Vec::new(),
+        generated: expanded_ellipses(text),
         blocks: Vec::new(),
         block_start: 0,
         indents: vec![0],
@@ -638,9 +675,16 @@ impl<'a> Ctx<'a> {
             && self.line_start > 0
             && !lead.is_empty()
             && lead.bytes().all(|b| b == b' ');
-        if own_line {
+        let expanded = self.generated.binary_search(&(start as u32)).is_ok();
+        if own_line && !expanded {
+            self.error_at(
+                start,
+                end,
+                codes::STRAY_ELLIPSIS,
+                "`...` is not expanded here: a line before it that starts with `\"\"\"` opens a docstring for the reference parser".into(),
+            );
+        } else if own_line {
             self.push(Tok::Generate, start, end);
-            self.generated.push(start as u32);
             // The rest of the line follows the generated statements on a line of its own.
             self.pending_nl = Some(end);
             self.line_start = end;
@@ -757,7 +801,10 @@ impl<'a> Ctx<'a> {
                 }
                 self.push(tok, start, end);
                 if !b.expr && self.in_spec_level() {
+                    // A closed group reads as one spec name: members may follow, and the simple
+                    // arguments of a spec inside it have ended.
                     self.seen_spec_name = true;
+                    self.in_simple_args = false;
                 }
             }
             None => {
