@@ -103,3 +103,8 @@ pub const TOO_MANY_ERRORS: Code = Code {
     id: "E1024",
     slug: "too-many-errors",
 };
+/// A comment after a line's closing `"` that makes the string run on (a warning).
+pub const COMMENT_OPENS_STRING: Code = Code {
+    id: "E1025",
+    slug: "comment-opens-string",
+};

@@ -151,7 +151,12 @@ pub fn split_lines(file: FileId, text: &str) -> Lines {
         }
         let indent = indentation(text, &p, &mut out.diagnostics, &span);
         let first = to_u32(out.segments.len());
-        at = logical_line(text, p.start, end, at, &mut out, &span);
+        // Whether a string is left open is decided on the line before its comment is cut: the
+        // reference takes `"a" # note` for a string that runs on.
+        let raw = slice(text, p.start, p.end);
+        let open_string = raw.starts_with('"') && (raw.len() == 1 || !raw.ends_with('"'));
+        let end = if open_string { p.end } else { end };
+        at = logical_line(text, p.start, end, open_string, at, &mut out, &span);
         let count = to_u32(out.segments.len()) - first;
         let start = out
             .segments
@@ -221,13 +226,13 @@ fn logical_line(
     text: &str,
     start: usize,
     end: usize,
+    open_string: bool,
     mut at: usize,
     out: &mut Lines,
     span: &impl Fn(usize, usize) -> Span,
 ) -> usize {
-    let content = slice(text, start, end);
     // A double-quoted string left open runs on to the line that ends with `"`.
-    if content.starts_with('"') && (content.len() == 1 || !content.ends_with('"')) {
+    if open_string {
         let mut close = None;
         while at < text.len() {
             let p = physical(text, at);
@@ -238,20 +243,41 @@ fn logical_line(
             }
         }
         let Some(close) = close else {
-            out.diagnostics.push(
-                Diagnostic::error(
-                    codes::UNTERMINATED_STRING,
-                    span(start, start + 1),
-                    "unterminated string",
-                )
-                .with_label("this `\"` is never closed"),
-            );
+            let mut d = Diagnostic::error(
+                codes::UNTERMINATED_STRING,
+                span(start, start + 1),
+                "unterminated string",
+            )
+            .with_label("this `\"` is never closed");
+            if slice(text, start, end).contains('#') {
+                d = d.with_help(
+                    "a line that starts with `\"` runs on until a line that ends with `\"`, \
+                     even after a comment: move the comment onto a line of its own",
+                );
+            }
+            out.diagnostics.push(d);
             out.segments.push(Segment {
                 start: to_u32(start),
                 end: to_u32(end),
             });
             return at;
         };
+        let first = slice(text, start, end);
+        let closed_before = |i: &usize| first.get(..*i).is_some_and(|f| f.ends_with('"'));
+        if let Some(hash) = first.find(" #").filter(closed_before) {
+            let before = text.as_bytes().get(..close).unwrap_or(&[]);
+            let line = memchr::memchr_iter(b'\n', before).count() + 1;
+            out.diagnostics.push(
+                Diagnostic::warning(
+                    codes::COMMENT_OPENS_STRING,
+                    span(start + hash + 1, end),
+                    format!("this comment makes the string run on to line {line}"),
+                )
+                .with_label("the line does not end with `\"`, so its string goes on")
+                .with_note("the lines up to the next line that ends with `\"` are part of it")
+                .with_help("move the comment onto a line of its own"),
+            );
+        }
         out.segments.push(Segment {
             start: to_u32(start),
             end: to_u32(close),
