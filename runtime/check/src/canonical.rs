@@ -14,6 +14,13 @@ pub trait Sink {
     fn put_byte(&mut self, byte: u8) {
         self.put(&[byte]);
     }
+
+    /// Writes `bytes` between double quotes (a string that needs no escape).
+    fn put_quoted(&mut self, bytes: &[u8]) {
+        self.put_byte(b'"');
+        self.put(bytes);
+        self.put_byte(b'"');
+    }
 }
 
 impl Sink for blake3::Hasher {
@@ -29,6 +36,13 @@ impl Sink for Vec<u8> {
 
     fn put_byte(&mut self, byte: u8) {
         self.push(byte);
+    }
+
+    fn put_quoted(&mut self, bytes: &[u8]) {
+        self.reserve(bytes.len() + 2);
+        self.push(b'"');
+        self.extend_from_slice(bytes);
+        self.push(b'"');
     }
 }
 
@@ -118,13 +132,6 @@ pub fn write_u64<S: Sink + ?Sized>(out: &mut S, n: u64) {
     out.put(fmt_u64(n, &mut buf));
 }
 
-/// Appends an unsigned integer in decimal to a `String`.
-pub(crate) fn push_u64(out: &mut String, n: u64) {
-    let mut buf = itoa_buf();
-    // Decimal digits are ASCII.
-    out.push_str(std::str::from_utf8(fmt_u64(n, &mut buf)).unwrap_or(""));
-}
-
 fn write_int<S: Sink + ?Sized>(out: &mut S, i: i64) {
     let mut buf = itoa_buf();
     if i < 0 {
@@ -137,16 +144,38 @@ fn itoa_buf() -> [u8; 20] {
     [0u8; 20]
 }
 
+/// `"00010203…99"`: the two digits of every number below 100.
+const DIGIT_PAIRS: &[u8; 200] = b"\
+0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
+
+/// Writes `n` in decimal at the end of `buf`, two digits a step; answers the digits.
 fn fmt_u64(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
     let mut i = buf.len();
-    loop {
+    while n >= 100 {
+        let pair = (n % 100) as usize * 2;
+        n /= 100;
+        i -= 2;
+        if let (Some(slot), Some(digits)) = (buf.get_mut(i..i + 2), DIGIT_PAIRS.get(pair..pair + 2))
+        {
+            slot.copy_from_slice(digits);
+        }
+    }
+    // INVARIANT: a u64 has at most 20 digits, so `i >= 2` here (18 written at most above).
+    if n >= 10 {
+        let pair = n as usize * 2;
+        i -= 2;
+        if let (Some(slot), Some(digits)) = (buf.get_mut(i..i + 2), DIGIT_PAIRS.get(pair..pair + 2))
+        {
+            slot.copy_from_slice(digits);
+        }
+    } else {
         i -= 1;
         if let Some(slot) = buf.get_mut(i) {
-            *slot = b'0' + (n % 10) as u8;
-        }
-        n /= 10;
-        if n == 0 || i == 0 {
-            break;
+            *slot = b'0' + n as u8;
         }
     }
     buf.get(i..).unwrap_or(&[])
@@ -154,6 +183,11 @@ fn fmt_u64(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
 
 /// Writes a JSON string literal.
 pub fn write_str<S: Sink + ?Sized>(out: &mut S, s: &str) {
+    // Most strings (names, words, digests) need no escape: one reserve and one copy.
+    if next_escape(s.as_bytes(), 0).is_none() {
+        out.put_quoted(s.as_bytes());
+        return;
+    }
     out.put_byte(b'"');
     escape_pieces(s, |piece| out.put(piece.as_bytes()));
     out.put_byte(b'"');
@@ -228,14 +262,12 @@ fn next_escape(bytes: &[u8], from: usize) -> Option<usize> {
         }
         base += 8;
     }
-    // The last bytes are tested as one word too, padded with spaces (which need no escape).
-    let remainder = words.remainder();
-    let mut last = [b' '; 8];
-    if let Some(head) = last.get_mut(..remainder.len()) {
-        head.copy_from_slice(remainder);
-    }
-    let special = special_lanes(u64::from_le_bytes(last));
-    (special != 0).then(|| base + (special.trailing_zeros() / 8) as usize)
+    // The last (up to seven) bytes one by one: copying them into a padded word costs a call.
+    words
+        .remainder()
+        .iter()
+        .position(|&b| b < 0x20 || b == b'"' || b == b'\\')
+        .map(|at| base + at)
 }
 
 /// BLAKE3 of the arguments' canonical JSON, base64url.
@@ -367,6 +399,33 @@ mod tests {
         let mut buf = Vec::new();
         write_value(&mut buf, v);
         String::from_utf8(buf).unwrap()
+    }
+
+    #[test]
+    fn integers_are_written_as_display_writes_them() {
+        let mut edges = vec![
+            0,
+            1,
+            9,
+            10,
+            11,
+            99,
+            100,
+            101,
+            999,
+            1000,
+            1_796_040_000,
+            u64::MAX,
+        ];
+        edges.extend((0..64).map(|b| 1u64 << b));
+        edges.extend((1..20).map(|e| 10u64.pow(e) - 1));
+        edges.extend((1..20).map(|e| 10u64.pow(e)));
+        edges.extend((0..5000u64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (i % 64)));
+        for n in edges {
+            let mut buf = Vec::new();
+            write_u64(&mut buf, n);
+            assert_eq!(String::from_utf8(buf).unwrap(), n.to_string());
+        }
     }
 
     #[test]
