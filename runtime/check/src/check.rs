@@ -369,8 +369,7 @@ fn decide(
         let untrusted = untrusted_arguments(body, session, call);
         if !untrusted.is_empty() {
             reasons.push(SmolStr::new_static("argument_origin"));
-            let names = untrusted.into_iter().map(Value::String).collect();
-            detail.insert("arguments", Value::Array(names));
+            detail.insert("arguments", Value::Array(untrusted));
         }
         if !tainted.is_empty() {
             reasons.push(SmolStr::new_static("tainted_call"));
@@ -774,8 +773,8 @@ fn tainting_marks<'m>(
     out
 }
 
-/// Arguments whose origin is not trusted, in call order.
-fn untrusted_arguments(body: &ArchivedRecordBody, session: &Session, call: &Call) -> Vec<String> {
+/// Arguments whose origin is not trusted, in call order (their names, as JSON strings).
+fn untrusted_arguments(body: &ArchivedRecordBody, session: &Session, call: &Call) -> Vec<Value> {
     call.arguments
         .iter()
         .filter(|(name, value)| {
@@ -786,7 +785,7 @@ fn untrusted_arguments(body: &ArchivedRecordBody, session: &Session, call: &Call
                 .unwrap_or("model");
             !origin_trusted(body, session, origin, name, value)
         })
-        .map(|(name, _)| name.clone())
+        .map(|(name, _)| Value::String(name.clone()))
         .collect()
 }
 

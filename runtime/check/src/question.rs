@@ -25,7 +25,8 @@ pub fn question(
     gate_question: Option<&str>,
     pivot: bool,
 ) -> String {
-    let mut out = String::with_capacity(160);
+    // Room for the usual question (the call, two or three arguments, a sentence or two).
+    let mut out = String::with_capacity(256);
     if let Some(q) = gate_question {
         out.push_str(q.trim());
         if !q.trim_end().ends_with(['?', '.', '!']) {

@@ -222,11 +222,19 @@ impl Session {
     /// signed history, so what was verified of it stays verified.
     pub fn truncate(&mut self, len: usize) {
         if len < self.entries.len() {
-            self.entries.truncate(len);
             if self.verified.len > len {
+                // The verified prefix loses the calls among the entries cut from it.
+                let cut = self
+                    .entries
+                    .get(len..self.verified.len)
+                    .unwrap_or(&[])
+                    .iter()
+                    .filter(|e| matches!(e, Entry::Call(_)))
+                    .count() as u32;
                 self.verified.len = len;
-                self.verified.calls = self.calls().count() as u32;
+                self.verified.calls = self.verified.calls.saturating_sub(cut);
             }
+            self.entries.truncate(len);
         }
     }
 
