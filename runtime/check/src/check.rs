@@ -16,7 +16,9 @@ use crate::compare::{argument_or_result, json_eq, member};
 use crate::detail::Detail;
 use crate::gate::{GateVerdict, Scope, eval_gate};
 use crate::history::{self, Key};
-use crate::origin::{find_tool, is_write, label_trust, marks, native_trust, origin_trusted};
+use crate::origin::{
+    find_tool, is_write, label_trust, marks, native_trust, origin_trusted, tool_index,
+};
 use crate::session::{CallEntry, Decision, Entry, Outcome, Session};
 use crate::token;
 use crate::value::to_json;
@@ -243,15 +245,12 @@ fn step_tool<'b>(
             ));
         }
     };
-    let Some(tool) = find_tool(body, &call.tool) else {
+    let Some((idx, tool)) = tool_index(body, &call.tool)
+        .and_then(|i| Some((u32::try_from(i).ok()?, body.tools.get(i)?)))
+    else {
         return Err(Box::new(Check::refuse("unknown_tool")));
     };
     if !body.agents.is_empty() {
-        let idx = body
-            .tools
-            .iter()
-            .position(|t| t.name.as_str() == tool.name.as_str())
-            .unwrap_or(usize::MAX) as u32;
         let reaches =
             |a: &stalwart_record::ArchivedAgent| a.tools.iter().any(|t| t.to_native() == idx);
         let Some(me) = body.agents.iter().find(|a| a.name.as_str() == agent) else {

@@ -206,10 +206,17 @@ pub fn find_tool<'b>(
     name: &str,
 ) -> Option<&'b stalwart_record::ArchivedTool> {
     let tools = body.tools.as_slice();
-    tools
-        .binary_search_by(|t| t.name.as_str().cmp(name))
-        .ok()
-        .and_then(|i| tools.get(i))
+    tool_index(body, name).and_then(|i| tools.get(i))
+}
+
+/// The index of the first tool named `name` in the record's tools (sorted by name).
+pub fn tool_index(body: &ArchivedRecordBody, name: &str) -> Option<usize> {
+    let tools = body.tools.as_slice();
+    let mut at = tools.binary_search_by(|t| t.name.as_str().cmp(name)).ok()?;
+    while at > 0 && tools.get(at - 1).is_some_and(|t| t.name.as_str() == name) {
+        at -= 1;
+    }
+    Some(at)
 }
 
 /// The trust of a label, and where it came from; `None` for labels that carry no trust.
