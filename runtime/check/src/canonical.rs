@@ -402,6 +402,25 @@ mod tests {
     }
 
     #[test]
+    fn an_escape_is_found_at_every_position_of_every_short_length() {
+        for len in 0..24 {
+            for at in 0..len {
+                for special in ['"', '\\', '\n', '\u{1f}', '\u{0}'] {
+                    let text: String = (0..len)
+                        .map(|i| if i == at { special } else { 'a' })
+                        .collect();
+                    let mut buf = Vec::new();
+                    write_str(&mut buf, &text);
+                    assert_eq!(
+                        String::from_utf8(buf).unwrap(),
+                        serde_json::to_string(&text).unwrap()
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
     fn integers_are_written_as_display_writes_them() {
         let mut edges = vec![
             0,
