@@ -132,6 +132,36 @@ pub fn write_u64<S: Sink + ?Sized>(out: &mut S, n: u64) {
     out.put(fmt_u64(n, &mut buf));
 }
 
+/// Appends a number as `serde_json` displays it, without the formatter, when that is plain
+/// digits: an integer, or a float with an integral value below 10^15 (`40.0`, `-3.0`). Answers
+/// false, writing nothing, for any other number (the caller displays it).
+pub(crate) fn push_plain_number(out: &mut String, n: &serde_json::Number) -> bool {
+    let mut buf = itoa_buf();
+    let (negative, magnitude, float) = if let Some(u) = n.as_u64() {
+        (false, u, false)
+    } else if let Some(i) = n.as_i64() {
+        (i < 0, i.unsigned_abs(), false)
+    } else {
+        match n.as_f64() {
+            Some(f)
+                if f.fract() == 0.0 && f.abs() < 1e15 && !(f == 0.0 && f.is_sign_negative()) =>
+            {
+                (f < 0.0, f.abs() as u64, true)
+            }
+            _ => return false,
+        }
+    };
+    if negative {
+        out.push('-');
+    }
+    // Decimal digits are ASCII.
+    out.push_str(std::str::from_utf8(fmt_u64(magnitude, &mut buf)).unwrap_or(""));
+    if float {
+        out.push_str(".0");
+    }
+    true
+}
+
 fn write_int<S: Sink + ?Sized>(out: &mut S, i: i64) {
     let mut buf = itoa_buf();
     if i < 0 {
@@ -417,6 +447,52 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    #[test]
+    fn plain_numbers_are_pushed_as_serde_json_displays_them() {
+        let mut floats = vec![
+            0.0,
+            1.0,
+            -1.0,
+            40.0,
+            -40.0,
+            1e14,
+            999_999_999_999_999.0,
+            -1e14,
+        ];
+        floats.extend((0..4000u64).map(|i| {
+            let x = (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (i % 60 + 4)) % 1_000_000_000_000_000;
+            if i % 2 == 0 || x == 0 {
+                x as f64
+            } else {
+                -(x as f64)
+            }
+        }));
+        for f in floats {
+            let n = serde_json::Number::from_f64(f).unwrap();
+            let mut out = String::new();
+            assert!(push_plain_number(&mut out, &n), "{f}");
+            assert_eq!(out, n.to_string());
+        }
+        for i in [0i64, 7, -7, 4411, i64::MIN, i64::MAX] {
+            let n = serde_json::Number::from(i);
+            let mut out = String::new();
+            assert!(push_plain_number(&mut out, &n));
+            assert_eq!(out, n.to_string());
+        }
+        let mut out = String::new();
+        assert!(push_plain_number(
+            &mut out,
+            &serde_json::Number::from(u64::MAX)
+        ));
+        assert_eq!(out, u64::MAX.to_string());
+        for f in [-0.0, 0.5, 1e15, 1e16, 1e300, 2.5e-8] {
+            let n = serde_json::Number::from_f64(f).unwrap();
+            let mut out = String::new();
+            assert!(!push_plain_number(&mut out, &n), "{f}");
+            assert!(out.is_empty());
         }
     }
 

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use serde_json::Value;
 use stalwart_record::{ArchivedRecordBody, ArchivedTool};
 
-use crate::canonical::push_str_literal;
+use crate::canonical::{push_plain_number, push_str_literal};
 use crate::check::{Call, Taint};
 use crate::session::Session;
 
@@ -104,7 +104,9 @@ fn write_short(out: &mut String, value: &Value) {
         Value::String(s) => push_str_literal(out, s),
         // Writing to a `String` cannot fail. A number displays as it serialises.
         Value::Number(n) => {
-            let _ = write!(out, "{n}");
+            if !push_plain_number(out, n) {
+                let _ = write!(out, "{n}");
+            }
         }
         _ => {
             let _ = write!(out, "{value}");
