@@ -206,8 +206,9 @@ fn call_from(spec: &Value, saved: &BTreeMap<String, String>) -> Call {
             .get("args")
             .and_then(Value::as_object)
             .cloned()
-            .unwrap_or_default(),
-        origins: map_of_strings("origins"),
+            .unwrap_or_default()
+            .into(),
+        origins: map_of_strings("origins").into(),
         labels,
         context: spec
             .get("context")

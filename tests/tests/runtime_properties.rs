@@ -5,6 +5,7 @@
 //! point of the history differs, nor after its expiry; the check never panics and never allows a
 //! write without a token or a passed undo.
 
+use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
 use proptest::prelude::*;
@@ -42,11 +43,11 @@ fn call(tool: &str, args: Value) -> Call {
     let origins = arguments
         .keys()
         .map(|k| (k.clone(), "typed".to_string()))
-        .collect();
+        .collect::<BTreeMap<_, _>>();
     Call {
         tool: tool.into(),
-        arguments,
-        origins,
+        arguments: arguments.into(),
+        origins: origins.into(),
         context:
             json!({"usage": {"create_order": {"day": 0}}, "spent": {"create_order": {"day": 0}}})
                 .as_object()
@@ -114,7 +115,7 @@ fn verdict(s: Session) -> Vec<String> {
         &mut s,
         &call("lookup", json!({"sku": "B"})),
     );
-    c.reasons
+    c.reasons.iter().map(ToString::to_string).collect()
 }
 
 /// Edits one JSON leaf of the history (a string, number or boolean) to a different value.
@@ -215,7 +216,7 @@ proptest! {
         let mut later = env;
         let mut presented = Call { confirmation: token, ..order.clone() };
         match change {
-            0 => presented.arguments.insert("quantity".into(), json!(2 + amount)).map(|_| ()).unwrap_or(()),
+            0 => Arc::make_mut(&mut presented.arguments).insert("quantity".into(), json!(2 + amount)).map(|_| ()).unwrap_or(()),
             1 => presented.tool = "cancel_order".into(),
             2 => s.id = "another-session".into(),
             3 => {
@@ -245,7 +246,7 @@ proptest! {
         let body = record().body();
         let mut s = busy_session("fuzz");
         let mut c = call(tool, json!({"sku": sku, "quantity": quantity, "order_id": "o-1"}));
-        for o in c.origins.values_mut() {
+        for o in Arc::make_mut(&mut c.origins).values_mut() {
             *o = origin.to_string();
         }
         if !label.is_empty() {

@@ -1,5 +1,5 @@
 //! Runs one part of the benchmark in a loop, for a profiler: `profile <check|verify|digest>
-//! <history length> <seconds>`.
+//! <history length> <seconds> [paid|unpaid|note|tainted]` (the case defaults to `paid`).
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -17,8 +17,14 @@ fn main() {
     let body = record.body();
     let key = ours::key();
     let base = ours::base_history(body, &key, n.max(1));
-    let mut session = ours::history(body, &key, &base, Case::Paid, n);
-    let call = ours::refund_call(Case::Paid);
+    let case = match args.get(4).map(String::as_str) {
+        Some("unpaid") => Case::Unpaid,
+        Some("note") => Case::Note,
+        Some("tainted") => Case::Tainted,
+        _ => Case::Paid,
+    };
+    let mut session = ours::history(body, &key, &base, case, n);
+    let call = ours::refund_call(case);
     let end = Instant::now() + Duration::from_secs(secs);
     let mut runs = 0u64;
     while Instant::now() < end {

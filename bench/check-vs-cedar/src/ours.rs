@@ -90,8 +90,8 @@ pub fn refund_call(case: Case) -> Call {
     Call {
         tool: "refund_card".into(),
         agent: Some("billing".into()),
-        arguments: object(arguments),
-        origins,
+        arguments: object(arguments).into(),
+        origins: origins.into(),
         context,
         intent: Some("ask refund".into()),
         ..Call::default()
@@ -143,7 +143,7 @@ pub fn history(
 pub fn verdict(check: &Check) -> Verdict {
     Verdict {
         decision: check.decision.as_str(),
-        reasons: check.reasons.clone(),
+        reasons: check.reasons.iter().map(ToString::to_string).collect(),
     }
 }
 

@@ -74,8 +74,8 @@ pub fn run_check(req: &CheckRequest) -> Result<Value, InputError> {
     let call = Call {
         tool: req.tool.clone(),
         agent: Some(req.agent.clone()),
-        arguments: json_object("--args", Some(&req.args))?,
-        origins: string_map("--origins", req.origins.as_deref())?,
+        arguments: json_object("--args", Some(&req.args))?.into(),
+        origins: string_map("--origins", req.origins.as_deref())?.into(),
         labels: list_map("--labels", req.labels.as_deref())?,
         context: json_object("--context", req.context.as_deref())?,
         intent: req.intent.clone(),

@@ -14,6 +14,13 @@ pub trait Sink {
     fn put_byte(&mut self, byte: u8) {
         self.put(&[byte]);
     }
+
+    /// Writes `bytes` between double quotes (a string that needs no escape).
+    fn put_quoted(&mut self, bytes: &[u8]) {
+        self.put_byte(b'"');
+        self.put(bytes);
+        self.put_byte(b'"');
+    }
 }
 
 impl Sink for blake3::Hasher {
@@ -29,6 +36,13 @@ impl Sink for Vec<u8> {
 
     fn put_byte(&mut self, byte: u8) {
         self.push(byte);
+    }
+
+    fn put_quoted(&mut self, bytes: &[u8]) {
+        self.reserve(bytes.len() + 2);
+        self.push(b'"');
+        self.extend_from_slice(bytes);
+        self.push(b'"');
     }
 }
 
@@ -118,11 +132,34 @@ pub fn write_u64<S: Sink + ?Sized>(out: &mut S, n: u64) {
     out.put(fmt_u64(n, &mut buf));
 }
 
-/// Appends an unsigned integer in decimal to a `String`.
-pub(crate) fn push_u64(out: &mut String, n: u64) {
+/// Appends a number as `serde_json` displays it, without the formatter, when that is plain
+/// digits: an integer, or a float with an integral value below 10^15 (`40.0`, `-3.0`). Answers
+/// false, writing nothing, for any other number (the caller displays it).
+pub(crate) fn push_plain_number(out: &mut String, n: &serde_json::Number) -> bool {
     let mut buf = itoa_buf();
+    let (negative, magnitude, float) = if let Some(u) = n.as_u64() {
+        (false, u, false)
+    } else if let Some(i) = n.as_i64() {
+        (i < 0, i.unsigned_abs(), false)
+    } else {
+        match n.as_f64() {
+            Some(f)
+                if f.fract() == 0.0 && f.abs() < 1e15 && !(f == 0.0 && f.is_sign_negative()) =>
+            {
+                (f < 0.0, f.abs() as u64, true)
+            }
+            _ => return false,
+        }
+    };
+    if negative {
+        out.push('-');
+    }
     // Decimal digits are ASCII.
-    out.push_str(std::str::from_utf8(fmt_u64(n, &mut buf)).unwrap_or(""));
+    out.push_str(std::str::from_utf8(fmt_u64(magnitude, &mut buf)).unwrap_or(""));
+    if float {
+        out.push_str(".0");
+    }
+    true
 }
 
 fn write_int<S: Sink + ?Sized>(out: &mut S, i: i64) {
@@ -137,16 +174,38 @@ fn itoa_buf() -> [u8; 20] {
     [0u8; 20]
 }
 
+/// `"00010203…99"`: the two digits of every number below 100.
+const DIGIT_PAIRS: &[u8; 200] = b"\
+0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
+
+/// Writes `n` in decimal at the end of `buf`, two digits a step; answers the digits.
 fn fmt_u64(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
     let mut i = buf.len();
-    loop {
+    while n >= 100 {
+        let pair = (n % 100) as usize * 2;
+        n /= 100;
+        i -= 2;
+        if let (Some(slot), Some(digits)) = (buf.get_mut(i..i + 2), DIGIT_PAIRS.get(pair..pair + 2))
+        {
+            slot.copy_from_slice(digits);
+        }
+    }
+    // INVARIANT: a u64 has at most 20 digits, so `i >= 2` here (18 written at most above).
+    if n >= 10 {
+        let pair = n as usize * 2;
+        i -= 2;
+        if let (Some(slot), Some(digits)) = (buf.get_mut(i..i + 2), DIGIT_PAIRS.get(pair..pair + 2))
+        {
+            slot.copy_from_slice(digits);
+        }
+    } else {
         i -= 1;
         if let Some(slot) = buf.get_mut(i) {
-            *slot = b'0' + (n % 10) as u8;
-        }
-        n /= 10;
-        if n == 0 || i == 0 {
-            break;
+            *slot = b'0' + n as u8;
         }
     }
     buf.get(i..).unwrap_or(&[])
@@ -154,6 +213,11 @@ fn fmt_u64(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
 
 /// Writes a JSON string literal.
 pub fn write_str<S: Sink + ?Sized>(out: &mut S, s: &str) {
+    // Most strings (names, words, digests) need no escape: one reserve and one copy.
+    if next_escape(s.as_bytes(), 0).is_none() {
+        out.put_quoted(s.as_bytes());
+        return;
+    }
     out.put_byte(b'"');
     escape_pieces(s, |piece| out.put(piece.as_bytes()));
     out.put_byte(b'"');
@@ -228,14 +292,12 @@ fn next_escape(bytes: &[u8], from: usize) -> Option<usize> {
         }
         base += 8;
     }
-    // The last bytes are tested as one word too, padded with spaces (which need no escape).
-    let remainder = words.remainder();
-    let mut last = [b' '; 8];
-    if let Some(head) = last.get_mut(..remainder.len()) {
-        head.copy_from_slice(remainder);
-    }
-    let special = special_lanes(u64::from_le_bytes(last));
-    (special != 0).then(|| base + (special.trailing_zeros() / 8) as usize)
+    // The last (up to seven) bytes one by one: copying them into a padded word costs a call.
+    words
+        .remainder()
+        .iter()
+        .position(|&b| b < 0x20 || b == b'"' || b == b'\\')
+        .map(|at| base + at)
 }
 
 /// BLAKE3 of the arguments' canonical JSON, base64url.
@@ -367,6 +429,98 @@ mod tests {
         let mut buf = Vec::new();
         write_value(&mut buf, v);
         String::from_utf8(buf).unwrap()
+    }
+
+    #[test]
+    fn an_escape_is_found_at_every_position_of_every_short_length() {
+        for len in 0..24 {
+            for at in 0..len {
+                for special in ['"', '\\', '\n', '\u{1f}', '\u{0}'] {
+                    let text: String = (0..len)
+                        .map(|i| if i == at { special } else { 'a' })
+                        .collect();
+                    let mut buf = Vec::new();
+                    write_str(&mut buf, &text);
+                    assert_eq!(
+                        String::from_utf8(buf).unwrap(),
+                        serde_json::to_string(&text).unwrap()
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn plain_numbers_are_pushed_as_serde_json_displays_them() {
+        let mut floats = vec![
+            0.0,
+            1.0,
+            -1.0,
+            40.0,
+            -40.0,
+            1e14,
+            999_999_999_999_999.0,
+            -1e14,
+        ];
+        floats.extend((0..4000u64).map(|i| {
+            let x = (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (i % 60 + 4)) % 1_000_000_000_000_000;
+            if i % 2 == 0 || x == 0 {
+                x as f64
+            } else {
+                -(x as f64)
+            }
+        }));
+        for f in floats {
+            let n = serde_json::Number::from_f64(f).unwrap();
+            let mut out = String::new();
+            assert!(push_plain_number(&mut out, &n), "{f}");
+            assert_eq!(out, n.to_string());
+        }
+        for i in [0i64, 7, -7, 4411, i64::MIN, i64::MAX] {
+            let n = serde_json::Number::from(i);
+            let mut out = String::new();
+            assert!(push_plain_number(&mut out, &n));
+            assert_eq!(out, n.to_string());
+        }
+        let mut out = String::new();
+        assert!(push_plain_number(
+            &mut out,
+            &serde_json::Number::from(u64::MAX)
+        ));
+        assert_eq!(out, u64::MAX.to_string());
+        for f in [-0.0, 0.5, 1e15, 1e16, 1e300, 2.5e-8] {
+            let n = serde_json::Number::from_f64(f).unwrap();
+            let mut out = String::new();
+            assert!(!push_plain_number(&mut out, &n), "{f}");
+            assert!(out.is_empty());
+        }
+    }
+
+    #[test]
+    fn integers_are_written_as_display_writes_them() {
+        let mut edges = vec![
+            0,
+            1,
+            9,
+            10,
+            11,
+            99,
+            100,
+            101,
+            999,
+            1000,
+            1_796_040_000,
+            u64::MAX,
+        ];
+        edges.extend((0..64).map(|b| 1u64 << b));
+        edges.extend((1..20).map(|e| 10u64.pow(e) - 1));
+        edges.extend((1..20).map(|e| 10u64.pow(e)));
+        edges.extend((0..5000u64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (i % 64)));
+        for n in edges {
+            let mut buf = Vec::new();
+            write_u64(&mut buf, n);
+            assert_eq!(String::from_utf8(buf).unwrap(), n.to_string());
+        }
     }
 
     #[test]

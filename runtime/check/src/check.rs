@@ -2,8 +2,10 @@
 //! check, except step 11, which gathers every reason a write needs a person at once.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
+use smol_str::SmolStr;
 use stalwart_record::{
     ArchivedCheckOp, ArchivedCheckOperand, ArchivedNotAfter, ArchivedPeriod, ArchivedRecordBody,
     ArchivedTaintPolicy, ArchivedTool, ArchivedUndo, Trust,
@@ -11,9 +13,12 @@ use stalwart_record::{
 
 use crate::canonical::{digest_of, write_object};
 use crate::compare::{argument_or_result, json_eq, member};
+use crate::detail::Detail;
 use crate::gate::{GateVerdict, Scope, eval_gate};
 use crate::history::{self, Key};
-use crate::origin::{find_tool, is_write, label_trust, marks, native_trust, origin_trusted};
+use crate::origin::{
+    find_tool, is_write, label_trust, marks, native_trust, origin_trusted, tool_index,
+};
 use crate::session::{CallEntry, Decision, Entry, Outcome, Session};
 use crate::token;
 use crate::value::to_json;
@@ -24,10 +29,12 @@ pub struct Call {
     pub tool: String,
     /// The agent making the call (default: the session's).
     pub agent: Option<String>,
-    pub arguments: Map<String, Value>,
+    /// The arguments. Shared, not copied, with the call's history entry (`Arc::make_mut` edits
+    /// them in place while no entry holds them).
+    pub arguments: Arc<Map<String, Value>>,
     /// Each argument's origin (`typed`, `reply`, `context`, `computed`, `result:<step>[.<field>]`,
-    /// `model`); a missing one is `model`.
-    pub origins: BTreeMap<String, String>,
+    /// `model`); a missing one is `model`. Shared with the entry like the arguments.
+    pub origins: Arc<BTreeMap<String, String>>,
     /// Explicit marks per argument, or for the whole call under `call`.
     pub labels: BTreeMap<String, Vec<String>>,
     /// Facts and host counts (`usage`, `spent`) the application supplies.
@@ -44,30 +51,31 @@ pub struct Call {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Check {
     pub decision: Decision,
-    pub reasons: Vec<String>,
-    pub detail: Map<String, Value>,
+    /// The reasons, short words kept inline (no allocation each).
+    pub reasons: Vec<SmolStr>,
+    pub detail: Detail,
     pub confirmation: Option<String>,
     pub idempotency_key: Option<String>,
 }
 
 impl Check {
-    fn refuse(reason: impl Into<String>) -> Self {
+    fn refuse(reason: impl Into<SmolStr>) -> Self {
         Self::answer(Decision::Refuse, reason)
     }
 
     /// A decision with one reason and nothing else.
-    fn answer(decision: Decision, reason: impl Into<String>) -> Self {
+    fn answer(decision: Decision, reason: impl Into<SmolStr>) -> Self {
         Self {
             decision,
             reasons: vec![reason.into()],
-            detail: Map::new(),
+            detail: Detail::new(),
             confirmation: None,
             idempotency_key: None,
         }
     }
 
-    fn with(mut self, key: &str, value: Value) -> Self {
-        self.detail.insert(key.to_string(), value);
+    fn with(mut self, key: &'static str, value: Value) -> Self {
+        self.detail.insert(key, value);
         self
     }
 
@@ -176,8 +184,9 @@ pub fn check_tool_call(
     }
     // The arguments' canonical JSON, their digest and the marks are each worked out once, for
     // the decision and for the entry.
-    // One buffer for the arguments' canonical JSON and, after them, the entry's bytes.
-    let mut written = Vec::with_capacity(512);
+    // One buffer for the arguments' canonical JSON and, after them, the entry's bytes (room for
+    // both in the usual case: the entry is some 500 bytes).
+    let mut written = Vec::with_capacity(1024);
     write_object(&mut written, &call.arguments);
     let digest = Digest {
         text: digest_of(&written),
@@ -215,20 +224,20 @@ fn step_tool<'b>(
     env: Env<'_>,
     session: &Session,
     call: &Call,
-) -> Result<(&'b ArchivedTool, String), Box<Check>> {
+) -> Result<(&'b ArchivedTool, SmolStr), Box<Check>> {
     let agent = match call
         .agent
         .as_deref()
         .filter(|a| !a.is_empty())
         .or(Some(session.agent.as_str()).filter(|a| !a.is_empty()))
     {
-        Some(a) => a.to_string(),
+        Some(a) => SmolStr::new(a),
         None if body.agents.len() == 1 => body
             .agents
             .first()
-            .map(|a| a.name.to_string())
+            .map(|a| SmolStr::new(a.name.as_str()))
             .unwrap_or_default(),
-        None if body.agents.is_empty() => String::new(),
+        None if body.agents.is_empty() => SmolStr::default(),
         None => {
             let names: Vec<&str> = body.agents.iter().map(|a| a.name.as_str()).collect();
             return Err(Box::new(
@@ -236,15 +245,12 @@ fn step_tool<'b>(
             ));
         }
     };
-    let Some(tool) = find_tool(body, &call.tool) else {
+    let Some((idx, tool)) = tool_index(body, &call.tool)
+        .and_then(|i| Some((u32::try_from(i).ok()?, body.tools.get(i)?)))
+    else {
         return Err(Box::new(Check::refuse("unknown_tool")));
     };
     if !body.agents.is_empty() {
-        let idx = body
-            .tools
-            .iter()
-            .position(|t| t.name.as_str() == tool.name.as_str())
-            .unwrap_or(usize::MAX) as u32;
         let reaches =
             |a: &stalwart_record::ArchivedAgent| a.tools.iter().any(|t| t.to_native() == idx);
         let Some(me) = body.agents.iter().find(|a| a.name.as_str() == agent) else {
@@ -282,7 +288,7 @@ fn decide(
     tool: &ArchivedTool,
     agent: &str,
     digest: &str,
-    marks_out: &mut Option<BTreeMap<String, Vec<String>>>,
+    marks_out: &mut Option<BTreeMap<SmolStr, Vec<SmolStr>>>,
 ) -> Check {
     // 3. The arguments against the schema.
     let schema = tool.arguments.as_ref().map(|s| s.to_native());
@@ -341,7 +347,7 @@ fn decide(
         Vec::new()
     };
     if !tainted.is_empty() && matches!(body.settings.taint_policy, ArchivedTaintPolicy::Refuse) {
-        return Check::refuse("tainted_call").with("marks", json!(tainted));
+        return Check::refuse("tainted_call").with("marks", taints_json(&tainted));
     }
     // 10. A confirmation token covering exactly this call here.
     if let Some(t) = &call.confirmation
@@ -351,28 +357,28 @@ fn decide(
     }
     // 11. Every reason a write needs a person.
     let mut reasons = Vec::new();
-    let mut detail = Map::new();
+    let mut detail = Detail::new();
     if let Some((question, flow)) = &clarify {
-        reasons.push("gate_clarify".to_string());
-        detail.insert("flow".into(), json!(flow));
-        detail.insert("gate_question".into(), json!(question));
+        reasons.push(SmolStr::new_static("gate_clarify"));
+        detail.insert("flow", json!(flow));
+        detail.insert("gate_question", json!(question));
     }
     let pivot = is_write(tool) && tool.irreversible && earlier_undoable_write_ran(body, session);
     if is_write(tool) {
         let untrusted = untrusted_arguments(body, session, call);
         if !untrusted.is_empty() {
-            reasons.push("argument_origin".into());
-            detail.insert("arguments".into(), json!(untrusted));
+            reasons.push(SmolStr::new_static("argument_origin"));
+            detail.insert("arguments", Value::Array(untrusted));
         }
         if !tainted.is_empty() {
-            reasons.push("tainted_call".into());
-            detail.insert("marks".into(), json!(tainted));
+            reasons.push(SmolStr::new_static("tainted_call"));
+            detail.insert("marks", taints_json(&tainted));
         }
         if pivot {
-            reasons.push("irreversible_pivot".into());
+            reasons.push(SmolStr::new_static("irreversible_pivot"));
         }
         if tool.schema_partial {
-            reasons.push("schema_partial".into());
+            reasons.push(SmolStr::new_static("schema_partial"));
         }
     }
     // 12. An undo that passed everything above runs without asking.
@@ -380,7 +386,7 @@ fn decide(
         return Check::answer(Decision::Allow, "compensation");
     }
     if is_write(tool) && reasons.is_empty() {
-        reasons.push("write".into());
+        reasons.push(SmolStr::new_static("write"));
     }
     if !reasons.is_empty() {
         let question = crate::question::question(
@@ -393,7 +399,7 @@ fn decide(
             clarify.as_ref().map(|c| c.0.as_str()),
             pivot,
         );
-        detail.insert("question".into(), Value::String(question));
+        detail.insert("question", Value::String(question));
         return Check {
             decision: Decision::Confirm,
             reasons,
@@ -422,9 +428,9 @@ fn finish(
     session: &mut Session,
     call: &Call,
     mut check: Check,
-    found: Option<(&ArchivedTool, String)>,
+    found: Option<(&ArchivedTool, SmolStr)>,
     digest: Digest,
-    marks_known: Option<BTreeMap<String, Vec<String>>>,
+    marks_known: Option<BTreeMap<SmolStr, Vec<SmolStr>>>,
 ) -> Check {
     let Digest {
         text: digest,
@@ -435,13 +441,13 @@ fn finish(
         Some((_, agent)) => (true, agent),
         None => (
             false,
-            call.agent.clone().unwrap_or_else(|| session.agent.clone()),
+            SmolStr::new(call.agent.as_deref().unwrap_or(&session.agent)),
         ),
     };
     if check.decision == Decision::Refuse {
         let plan = undo_plan(body, session);
         if !plan.is_empty() {
-            check.detail.insert("undo".into(), Value::Array(plan));
+            check.detail.insert("undo", Value::Array(plan));
         }
     }
     let marks = match (found, marks_known) {
@@ -467,11 +473,11 @@ fn finish(
     }
     let entry = CallEntry {
         step,
-        tool: call.tool.clone(),
+        tool: SmolStr::new(&call.tool),
         agent,
-        arguments: call.arguments.clone(),
+        arguments: Arc::clone(&call.arguments),
         digest,
-        origins: call.origins.clone(),
+        origins: Arc::clone(&call.origins),
         marks,
         decision: check.decision,
         reasons: check.reasons.clone(),
@@ -721,13 +727,31 @@ fn period_word(p: &ArchivedPeriod) -> &'static str {
     }
 }
 
-/// Marks less trusted than the tool requires, each as `mark (argument)`.
-fn tainting_marks(
+/// A mark less trusted than the tool requires, on an argument (or on the whole call: `call`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Taint<'a> {
+    pub mark: &'a str,
+    pub argument: &'a str,
+}
+
+/// Taints as the answer's detail shows them: `[{"mark": …, "argument": …}, …]`.
+fn taints_json(tainted: &[Taint<'_>]) -> Value {
+    let each = |t: &Taint<'_>| {
+        let mut object = Map::with_capacity(2);
+        object.insert("mark".into(), Value::String(t.mark.into()));
+        object.insert("argument".into(), Value::String(t.argument.into()));
+        Value::Object(object)
+    };
+    Value::Array(tainted.iter().map(each).collect())
+}
+
+/// Marks less trusted than the tool requires, in the order of the marks.
+fn tainting_marks<'m>(
     body: &ArchivedRecordBody,
     tool: &ArchivedTool,
     agent: &str,
-    marks: &BTreeMap<String, Vec<String>>,
-) -> Vec<Value> {
+    marks: &'m BTreeMap<SmolStr, Vec<SmolStr>>,
+) -> Vec<Taint<'m>> {
     let required = match tool.requires.as_ref() {
         Some(t) => native_trust(t),
         None => body
@@ -741,15 +765,15 @@ fn tainting_marks(
     for (argument, list) in marks {
         for mark in list {
             if label_trust(body, mark).is_some_and(|t| t < required) {
-                out.push(json!({"mark": mark, "argument": argument}));
+                out.push(Taint { mark, argument });
             }
         }
     }
     out
 }
 
-/// Arguments whose origin is not trusted, in call order.
-fn untrusted_arguments(body: &ArchivedRecordBody, session: &Session, call: &Call) -> Vec<String> {
+/// Arguments whose origin is not trusted, in call order (their names, as JSON strings).
+fn untrusted_arguments(body: &ArchivedRecordBody, session: &Session, call: &Call) -> Vec<Value> {
     call.arguments
         .iter()
         .filter(|(name, value)| {
@@ -760,7 +784,7 @@ fn untrusted_arguments(body: &ArchivedRecordBody, session: &Session, call: &Call
                 .unwrap_or("model");
             !origin_trusted(body, session, origin, name, value)
         })
-        .map(|(name, _)| name.clone())
+        .map(|(name, _)| Value::String(name.clone()))
         .collect()
 }
 

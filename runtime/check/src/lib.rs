@@ -9,6 +9,7 @@ pub mod canonical;
 pub mod check;
 pub mod compare;
 pub mod destination;
+pub mod detail;
 pub mod gate;
 pub mod history;
 pub mod origin;
@@ -19,5 +20,7 @@ pub mod token;
 pub mod value;
 
 pub use check::{Call, Check, Env, ReportError, check_tool_call, read, reply, report};
+pub use detail::Detail;
 pub use history::{Key, KeyError};
 pub use session::{CallEntry, Decision, Entry, Outcome, Session};
+pub use smol_str::SmolStr;

@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 
 use serde_json::Value;
+use smol_str::{SmolStr, SmolStrBuilder};
 use stalwart_record::{ArchivedEffects, ArchivedRecordBody, ArchivedTrust, Trust};
 
 use crate::compare::json_eq;
@@ -205,10 +206,17 @@ pub fn find_tool<'b>(
     name: &str,
 ) -> Option<&'b stalwart_record::ArchivedTool> {
     let tools = body.tools.as_slice();
-    tools
-        .binary_search_by(|t| t.name.as_str().cmp(name))
-        .ok()
-        .and_then(|i| tools.get(i))
+    tool_index(body, name).and_then(|i| tools.get(i))
+}
+
+/// The index of the first tool named `name` in the record's tools (sorted by name).
+pub fn tool_index(body: &ArchivedRecordBody, name: &str) -> Option<usize> {
+    let tools = body.tools.as_slice();
+    let mut at = tools.binary_search_by(|t| t.name.as_str().cmp(name)).ok()?;
+    while at > 0 && tools.get(at - 1).is_some_and(|t| t.name.as_str() == name) {
+        at -= 1;
+    }
+    Some(at)
 }
 
 /// The trust of a label, and where it came from; `None` for labels that carry no trust.
@@ -245,16 +253,16 @@ pub fn marks(
     arguments: &serde_json::Map<String, Value>,
     origins: &BTreeMap<String, String>,
     labels: &BTreeMap<String, Vec<String>>,
-) -> BTreeMap<String, Vec<String>> {
-    let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+) -> BTreeMap<SmolStr, Vec<SmolStr>> {
+    let mut out: BTreeMap<SmolStr, Vec<SmolStr>> = BTreeMap::new();
     for (name, list) in labels {
-        let kept: Vec<String> = list
+        let kept: Vec<SmolStr> = list
             .iter()
             .filter(|l| label_trust(body, l).is_some() && !is_own_agent(session, l))
-            .cloned()
+            .map(SmolStr::new)
             .collect();
         if !kept.is_empty() {
-            out.entry(name.clone()).or_default().extend(kept);
+            out.entry(SmolStr::new(name)).or_default().extend(kept);
         }
     }
     let outside = first_outside_read(body, session);
@@ -265,24 +273,33 @@ pub fn marks(
             if let Some(call) = step.and_then(|s| session.call(s))
                 && find_tool(body, &call.tool).is_some_and(|t| t.reads_outside)
             {
-                out.entry(name.clone())
+                out.entry(SmolStr::new(name))
                     .or_default()
-                    .push(format!("untrusted:{}", call.tool));
+                    .push(untrusted(&call.tool));
             }
             continue;
         }
         if is_model_origin(origin)
             && let Some(tool) = &outside
         {
-            out.entry(name.clone())
+            out.entry(SmolStr::new(name))
                 .or_default()
-                .push(format!("untrusted:{tool}"));
+                .push(untrusted(tool));
         }
     }
     for list in out.values_mut() {
         list.dedup();
     }
     out
+}
+
+/// The mark of a value that follows what `tool` read from outside: `untrusted:<tool>`, inline
+/// when it fits.
+fn untrusted(tool: &str) -> SmolStr {
+    let mut mark = SmolStrBuilder::new();
+    mark.push_str("untrusted:");
+    mark.push_str(tool);
+    mark.finish()
 }
 
 fn is_own_agent(session: &Session, label: &str) -> bool {
@@ -295,14 +312,14 @@ pub fn is_model_origin(origin: &str) -> bool {
 }
 
 /// The first `reads_outside` tool allowed in this session, if any.
-fn first_outside_read(body: &ArchivedRecordBody, session: &Session) -> Option<String> {
+fn first_outside_read<'s>(body: &ArchivedRecordBody, session: &'s Session) -> Option<&'s str> {
     session
         .calls()
         .find(|c| {
             c.decision == Decision::Allow
                 && find_tool(body, &c.tool).is_some_and(|t| t.reads_outside)
         })
-        .map(|c| c.tool.clone())
+        .map(|c| c.tool.as_str())
 }
 
 /// Whether a tool writes (unknown effects count as writes).

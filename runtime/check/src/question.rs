@@ -6,8 +6,8 @@ use std::fmt::Write as _;
 use serde_json::Value;
 use stalwart_record::{ArchivedRecordBody, ArchivedTool};
 
-use crate::canonical::push_str_literal;
-use crate::check::Call;
+use crate::canonical::{push_plain_number, push_str_literal};
+use crate::check::{Call, Taint};
 use crate::session::Session;
 
 /// The sentence that ends the question of an irreversible write after undoable ones.
@@ -20,12 +20,13 @@ pub fn question(
     session: &Session,
     call: &Call,
     tool: &ArchivedTool,
-    reasons: &[String],
-    tainted: &[Value],
+    reasons: &[smol_str::SmolStr],
+    tainted: &[Taint<'_>],
     gate_question: Option<&str>,
     pivot: bool,
 ) -> String {
-    let mut out = String::with_capacity(160);
+    // Room for the usual question (the call, two or three arguments, a sentence or two).
+    let mut out = String::with_capacity(256);
     if let Some(q) = gate_question {
         out.push_str(q.trim());
         if !q.trim_end().ends_with(['?', '.', '!']) {
@@ -62,19 +63,28 @@ pub fn question(
         out.push_str(" Some values were not typed by the person: check them.");
     }
     for t in tainted {
-        let mark = t.get("mark").and_then(Value::as_str).unwrap_or("");
-        let argument = t.get("argument").and_then(Value::as_str).unwrap_or("call");
-        let whom = if argument == "call" {
-            "The call".to_string()
+        let (mark, argument) = (t.mark, t.argument);
+        if argument == "call" {
+            out.push_str(" The call");
         } else {
-            format!("`{argument}`")
-        };
+            out.push_str(" `");
+            out.push_str(argument);
+            out.push('`');
+        }
         match mark.strip_prefix("untrusted:") {
-            Some(source) => out.push_str(&format!(
-                " {whom} follows what `{source}` read from outside, which anyone could have written."
-            )),
-            None if mark == "untrusted" => out.push_str(&format!(" {whom} carries content from outside.")),
-            None => out.push_str(&format!(" {whom} comes from `{mark}`, with less trust than `{}` needs.", tool.name)),
+            Some(source) => {
+                out.push_str(" follows what `");
+                out.push_str(source);
+                out.push_str("` read from outside, which anyone could have written.");
+            }
+            None if mark == "untrusted" => out.push_str(" carries content from outside."),
+            None => {
+                out.push_str(" comes from `");
+                out.push_str(mark);
+                out.push_str("`, with less trust than `");
+                out.push_str(tool.name.as_str());
+                out.push_str("` needs.");
+            }
         }
     }
     if reasons.iter().any(|r| r == "schema_partial") {
@@ -94,7 +104,9 @@ fn write_short(out: &mut String, value: &Value) {
         Value::String(s) => push_str_literal(out, s),
         // Writing to a `String` cannot fail. A number displays as it serialises.
         Value::Number(n) => {
-            let _ = write!(out, "{n}");
+            if !push_plain_number(out, n) {
+                let _ = write!(out, "{n}");
+            }
         }
         _ => {
             let _ = write!(out, "{value}");

@@ -11,9 +11,11 @@
 //! outside is verified in full at its first check.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use smol_str::SmolStr;
 
 /// One conversation with one agent.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -105,20 +107,23 @@ impl Entry {
 pub struct CallEntry {
     /// The call's number: call entries count from 1.
     pub step: u32,
-    pub tool: String,
-    pub agent: String,
-    /// The arguments as the call gave them.
-    pub arguments: Map<String, Value>,
+    /// The tool, agent, reasons and marks are short words: kept inline (up to 23 bytes), they
+    /// cost no allocation to write or to drop.
+    pub tool: SmolStr,
+    pub agent: SmolStr,
+    /// The arguments as the call gave them (shared with the [`Call`](crate::Call) they came
+    /// from: the entry takes no copy of them).
+    pub arguments: Arc<Map<String, Value>>,
     /// BLAKE3 of the arguments' canonical JSON, base64url.
     pub digest: String,
-    /// Each argument's origin as the call gave it (absent: `model`).
+    /// Each argument's origin as the call gave it (absent: `model`), shared with the call.
     #[serde(default)]
-    pub origins: BTreeMap<String, String>,
+    pub origins: Arc<BTreeMap<String, String>>,
     /// Each argument's marks (explicit and derived) at the time of the check.
     #[serde(default)]
-    pub marks: BTreeMap<String, Vec<String>>,
+    pub marks: BTreeMap<SmolStr, Vec<SmolStr>>,
     pub decision: Decision,
-    pub reasons: Vec<String>,
+    pub reasons: Vec<SmolStr>,
     /// The step this call undoes, when it is an undo.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub undoes: Option<u32>,
@@ -217,11 +222,19 @@ impl Session {
     /// signed history, so what was verified of it stays verified.
     pub fn truncate(&mut self, len: usize) {
         if len < self.entries.len() {
-            self.entries.truncate(len);
             if self.verified.len > len {
+                // The verified prefix loses the calls among the entries cut from it.
+                let cut = self
+                    .entries
+                    .get(len..self.verified.len)
+                    .unwrap_or(&[])
+                    .iter()
+                    .filter(|e| matches!(e, Entry::Call(_)))
+                    .count() as u32;
                 self.verified.len = len;
-                self.verified.calls = self.calls().count() as u32;
+                self.verified.calls = self.verified.calls.saturating_sub(cut);
             }
+            self.entries.truncate(len);
         }
     }
 

@@ -5,7 +5,7 @@
 //! check of exactly that call while that confirm is still the newest call entry of the history,
 //! and not after the expiry.
 
-use crate::canonical::{base64url_is, encode_hash, hash_text, push_u64};
+use crate::canonical::{base64url_is, encode_hash, hash_text, write_u64};
 use crate::check::Env;
 use crate::session::{Decision, Session};
 
@@ -71,13 +71,14 @@ pub fn issue(
     expiry: u64,
 ) -> String {
     let encoded = encode_hash(&mac(env, session, tool, digest, step, expiry));
-    let mut out = String::with_capacity(64);
-    push_u64(&mut out, u64::from(step));
-    out.push('.');
-    push_u64(&mut out, expiry);
-    out.push('.');
-    out.push_str(hash_text(&encoded));
-    out
+    // Written as bytes and read as text once: digits, dots and base64url are ASCII.
+    let mut out = Vec::with_capacity(64);
+    write_u64(&mut out, u64::from(step));
+    out.push(b'.');
+    write_u64(&mut out, expiry);
+    out.push(b'.');
+    out.extend_from_slice(&encoded);
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// Whether `token` covers this call at this point of this session's history.
