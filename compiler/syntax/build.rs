@@ -22,6 +22,20 @@ const V1_INLINED: &[&str] = &[
     "SetOp: SetOp =",
 ];
 
+/// Lines added to `colang_v2.lalrpop` in its clean-file parser, each after the line starting
+/// with the first text: the token of a run of name words (see `v2::parser::NameRuns`), read only
+/// as the first words of `Words`.
+const V2_ADDED: &[(&str, &str)] = &[
+    (
+        r#"        "name" => Tok::Name,"#,
+        r#"        "names" => Tok::Names,"#,
+    ),
+    (
+        "    <w:Word> => Words::first(w),",
+        r#"    <l:@L> "names" <r:@R> => Words::first((l, r)),"#,
+    ),
+];
+
 /// The rules of `colang_v2.lalrpop` inlined in its clean-file parser.
 const V2_INLINED: &[&str] = &[
     "Expr: () =",
@@ -66,8 +80,8 @@ fn generate(out: &Path) -> Result<(), Box<dyn std::error::Error>> {
         .process()?;
     let dir = out.join("clean");
     std::fs::create_dir_all(&dir)?;
-    write_clean(&dir, "colang_v1", V1_INLINED)?;
-    write_clean(&dir, "colang_v2", V2_INLINED)?;
+    write_clean(&dir, "colang_v1", V1_INLINED, &[])?;
+    write_clean(&dir, "colang_v2", V2_INLINED, V2_ADDED)?;
     lalrpop::Configuration::new()
         .set_in_dir(&dir)
         .set_out_dir(out)
@@ -145,11 +159,17 @@ fn pop_without_drop(code: &str) -> Result<String, Box<dyn std::error::Error>> {
 }
 
 /// Writes `dir/NAME_clean.lalrpop`: `grammars/NAME.lalrpop` with `#[inline]` before the
-/// definitions of `rules`.
-fn write_clean(dir: &Path, name: &str, rules: &[&str]) -> Result<(), Box<dyn std::error::Error>> {
+/// definitions of `rules`, and each line of `added` after the line it names.
+fn write_clean(
+    dir: &Path,
+    name: &str,
+    rules: &[&str],
+    added: &[(&str, &str)],
+) -> Result<(), Box<dyn std::error::Error>> {
     let grammar = std::fs::read_to_string(format!("../../grammars/{name}.lalrpop"))?;
     let mut clean = String::with_capacity(grammar.len() + 256);
     let mut found = 0;
+    let mut found_added = 0;
     for line in grammar.lines() {
         if rules.iter().any(|rule| line.starts_with(rule)) {
             clean.push_str("#[inline] ");
@@ -157,6 +177,18 @@ fn write_clean(dir: &Path, name: &str, rules: &[&str]) -> Result<(), Box<dyn std
         }
         clean.push_str(line);
         clean.push('\n');
+        for (_, add) in added.iter().filter(|(after, _)| line.starts_with(after)) {
+            clean.push_str(add);
+            clean.push('\n');
+            found_added += 1;
+        }
+    }
+    if found_added != added.len() {
+        return Err(format!(
+            "{found_added} of the {} lines to add placed in {name}.lalrpop",
+            added.len()
+        )
+        .into());
     }
     if found != rules.len() {
         return Err(format!(

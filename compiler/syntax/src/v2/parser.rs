@@ -71,13 +71,14 @@ fn parse_blocks(
 ) {
     let parser = colang_v2::BlockParser::new();
     let mut pending = Pending::default();
-    // About one top-level statement per block: no copying of them as they are pushed.
-    pending.stmts.reserve(layout.blocks.len());
+    // About one top-level statement per block, and one per blank line between blocks: no
+    // copying of them as they are pushed.
+    pending.stmts.reserve(2 * layout.blocks.len());
     module.items.reserve(layout.blocks.len());
     let clean = !layout.toks.iter().any(|t| t.1 == Tok::Error);
     if clean {
         if colang_v2_clean::BlockParser::new()
-            .parse(text, file, &mut pending, layout.toks.iter().copied())
+            .parse(text, file, &mut pending, NameRuns::new(text, &layout.toks))
             .is_ok()
         {
             add_items(module, pending.stmts.drain(..), diagnostics);
@@ -102,11 +103,69 @@ fn parse_blocks(
     }
 }
 
+/// The token stream of the clean-file parser: each run of two or more names in a row, every gap
+/// one space, given as one `Names` token over the run.
+///
+/// In grammars/colang_v2.lalrpop two names stand side by side only inside `Words` (the name of a
+/// flow or spec: an expression has no bare name, and every other place of a name is followed by
+/// `.`, `=`, `(`, `:` or the end of a line), and `Words` keeps only the range from the first
+/// name's start to the last one's end while every gap is one space. The clean-file grammar reads
+/// `Names` only as the first words of `Words` (see build.rs), with that range: so it accepts the
+/// merged stream exactly where the whole stream is accepted with the run inside one `Words`, and
+/// builds the same value, with one shift instead of two reductions and a shift per name. Where
+/// a gap is not one space, the run is merged up to it and its other names are given one by one,
+/// as `Words` reads them. The merged stream is given only to the clean-file parser, whose errors
+/// are never reported.
+struct NameRuns<'a> {
+    text: &'a [u8],
+    tokens: std::slice::Iter<'a, Token>,
+    /// Whether the names that follow are the rest of a run cut at a gap that is not one space.
+    tail: bool,
+}
+
+impl<'a> NameRuns<'a> {
+    fn new(text: &'a str, tokens: &'a [Token]) -> Self {
+        NameRuns {
+            text: text.as_bytes(),
+            tokens: tokens.iter(),
+            tail: false,
+        }
+    }
+}
+
+impl Iterator for NameRuns<'_> {
+    type Item = Token;
+
+    #[inline]
+    fn next(&mut self) -> Option<Token> {
+        let (start, tok, mut end) = *self.tokens.next()?;
+        if tok != Tok::Name {
+            self.tail = false;
+            return Some((start, tok, end));
+        }
+        if self.tail {
+            return Some((start, tok, end));
+        }
+        let mut merged = Tok::Name;
+        while let Some(&(next, Tok::Name, next_end)) = self.tokens.as_slice().first() {
+            if next != end + 1 || self.text.get(end) != Some(&b' ') {
+                self.tail = true;
+                break;
+            }
+            self.tokens.next();
+            end = next_end;
+            merged = Tok::Names;
+        }
+        Some((start, merged, end))
+    }
+}
+
 fn add_items(
     module: &mut Module,
-    stmts: impl Iterator<Item = Stmt>,
+    stmts: impl ExactSizeIterator<Item = Stmt>,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
+    module.items.reserve(stmts.len());
     for s in stmts {
         match s.kind {
             StmtKind::Flow(f) => module.items.push(Item::Flow(*f)),

@@ -6,6 +6,9 @@
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Tok {
     Name,
+    /// Two or more names in a row, each gap one space: given only to the clean-file parser,
+    /// which reads it as the name words of a flow or spec (see `parser::NameRuns`).
+    Names,
     /// A name directly followed by `(` in an expression: a function or method call.
     FuncName,
     Var,
@@ -97,7 +100,7 @@ impl Tok {
     /// How a message names this token (`describe(tok, text)` adds the text for words).
     pub(crate) fn describe(self) -> &'static str {
         match self {
-            Tok::Name | Tok::FuncName => "name",
+            Tok::Name | Tok::Names | Tok::FuncName => "name",
             Tok::Var => "variable",
             Tok::Int | Tok::Float => "number",
             Tok::Str | Tok::LongStr | Tok::Nld => "string",
