@@ -23,16 +23,25 @@ const V1_INLINED: &[&str] = &[
 ];
 
 /// Lines added to `colang_v2.lalrpop` in its clean-file parser, each after the line starting
-/// with the first text: the token of a run of name words (see `v2::parser::NameRuns`), read only
-/// as the first words of `Words`.
+/// with the first text: the token of a run of name words, read only as the first words of
+/// `Words`, and the token of a string that is a whole first argument of a spec, read only as
+/// `SimpleFirst` (see `v2::parser::NameRuns`), with the actions of the rules they stand for.
 const V2_ADDED: &[(&str, &str)] = &[
     (
         r#"        "name" => Tok::Name,"#,
         r#"        "names" => Tok::Names,"#,
     ),
     (
+        r#"        "str" => Tok::Str,"#,
+        r#"        "simplestr" => Tok::SimpleStr,"#,
+    ),
+    (
         "    <w:Word> => Words::first(w),",
         r#"    <l:@L> "names" <r:@R> => Words::first((l, r)),"#,
+    ),
+    (
+        "SimpleFirst: () = {",
+        r#"    <l:@L> "simplestr" <r:@R> => { p.leaf(file, l, r, ExprKind::Str); p.arg(file, l, r, None) },"#,
     ),
 ];
 

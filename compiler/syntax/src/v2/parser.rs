@@ -103,24 +103,36 @@ fn parse_blocks(
     }
 }
 
-/// The token stream of the clean-file parser: each run of two or more names in a row, every gap
-/// one space, given as one `Names` token over the run.
+/// The token stream of the clean-file parser, with two kinds of tokens the clean-file grammar
+/// alone reads (see build.rs), each standing for what the whole stream reads there in one shift.
 ///
-/// In grammars/colang_v2.lalrpop two names stand side by side only inside `Words` (the name of a
-/// flow or spec: an expression has no bare name, and every other place of a name is followed by
-/// `.`, `=`, `(`, `:` or the end of a line), and `Words` keeps only the range from the first
-/// name's start to the last one's end while every gap is one space. The clean-file grammar reads
-/// `Names` only as the first words of `Words` (see build.rs), with that range: so it accepts the
-/// merged stream exactly where the whole stream is accepted with the run inside one `Words`, and
-/// builds the same value, with one shift instead of two reductions and a shift per name. Where
-/// a gap is not one space, the run is merged up to it and its other names are given one by one,
-/// as `Words` reads them. The merged stream is given only to the clean-file parser, whose errors
-/// are never reported.
+/// **`Names`**: each run of two or more names in a row, every gap one space, given as one token
+/// over the run. In grammars/colang_v2.lalrpop two names stand side by side only inside `Words`
+/// (the name of a flow or spec: an expression has no bare name, and every other place of a name
+/// is followed by `.`, `=`, `(`, `:` or the end of a line), and `Words` keeps only the range from
+/// the first name's start to the last one's end while every gap is one space. The clean-file
+/// grammar reads `Names` only as the first words of `Words`, with that range. Where a gap is not
+/// one space, the run is merged up to it and its other names are given one by one, as `Words`
+/// reads them.
+///
+/// **`SimpleStr`**: a string right after a name, followed by a token that cannot continue an
+/// expression (not an operator, `[`, `.` or `(`). A name followed by an expression's first token
+/// is the end of a spec's `Words` followed by its first argument, or (in `$x.y "z"`) an
+/// attribute followed by a later argument, which the clean-file grammar rejects (the whole file
+/// is then parsed again by the first parser: slower, never wrong). The clean-file grammar reads
+/// `SimpleStr` only as `SimpleFirst`, with the actions of the string's leaf and the argument
+/// (the rules between them only rename one another).
+///
+/// So the clean-file parser accepts the merged stream only where the whole stream is accepted,
+/// and builds the same values with fewer reductions. The merged stream is given only to the
+/// clean-file parser, whose errors are never reported.
 struct NameRuns<'a> {
     text: &'a [u8],
     tokens: std::slice::Iter<'a, Token>,
     /// Whether the names that follow are the rest of a run cut at a gap that is not one space.
     tail: bool,
+    /// Whether the last token given is a name.
+    after_name: bool,
 }
 
 impl<'a> NameRuns<'a> {
@@ -129,6 +141,7 @@ impl<'a> NameRuns<'a> {
             text: text.as_bytes(),
             tokens: tokens.iter(),
             tail: false,
+            after_name: false,
         }
     }
 }
@@ -141,8 +154,20 @@ impl Iterator for NameRuns<'_> {
         let (start, tok, mut end) = *self.tokens.next()?;
         if tok != Tok::Name {
             self.tail = false;
+            let after_name = std::mem::replace(&mut self.after_name, false);
+            if tok == Tok::Str
+                && after_name
+                && !self
+                    .tokens
+                    .as_slice()
+                    .first()
+                    .is_some_and(|t| continues_operand(t.1))
+            {
+                return Some((start, Tok::SimpleStr, end));
+            }
             return Some((start, tok, end));
         }
+        self.after_name = true;
         if self.tail {
             return Some((start, tok, end));
         }
@@ -158,6 +183,31 @@ impl Iterator for NameRuns<'_> {
         }
         Some((start, merged, end))
     }
+}
+
+/// Whether a token after an operand continues the expression (`AtomExprOf` and the `Tier`s of
+/// grammars/colang_v2.lalrpop).
+fn continues_operand(tok: Tok) -> bool {
+    matches!(
+        tok,
+        Tok::Pipe
+            | Tok::Caret
+            | Tok::Amp
+            | Tok::Shl
+            | Tok::Shr
+            | Tok::Plus
+            | Tok::Minus
+            | Tok::Star
+            | Tok::At
+            | Tok::Slash
+            | Tok::Percent
+            | Tok::DoubleSlash
+            | Tok::DoubleStar
+            | Tok::LBracket
+            | Tok::Dot
+            | Tok::LParen
+            | Tok::ExprParen
+    )
 }
 
 fn add_items(

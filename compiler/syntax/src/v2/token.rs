@@ -15,6 +15,10 @@ pub enum Tok {
     Int,
     Float,
     Str,
+    /// A string right after a name and before a token that cannot continue an expression: given
+    /// only to the clean-file parser, which reads it as the first argument of a spec (see
+    /// `parser::NameRuns`).
+    SimpleStr,
     LongStr,
     Nld,
     /// A `...` line, which stands for the generated-flow statements.
@@ -103,7 +107,7 @@ impl Tok {
             Tok::Name | Tok::Names | Tok::FuncName => "name",
             Tok::Var => "variable",
             Tok::Int | Tok::Float => "number",
-            Tok::Str | Tok::LongStr | Tok::Nld => "string",
+            Tok::Str | Tok::SimpleStr | Tok::LongStr | Tok::Nld => "string",
             Tok::Generate => "`...`",
             Tok::Newline => "end of line",
             Tok::Indent => "indentation",
