@@ -24,8 +24,10 @@ const V1_INLINED: &[&str] = &[
 
 /// Lines added to `colang_v2.lalrpop` in its clean-file parser, each after the line starting
 /// with the first text: the token of a run of name words, read only as the first words of
-/// `Words`, and the token of a string that is a whole first argument of a spec, read only as
-/// `SimpleFirst` (see `v2::parser::NameRuns`), with the actions of the rules they stand for.
+/// `Words`; the token of a string that is a whole first argument of a spec, read only as
+/// `SimpleFirst`; and the token of a string that is a whole named argument's value, read only
+/// after `name =` in `ArgValue` and `CallArg` (see `v2::parser::NameRuns`); each with the
+/// actions of the rules it stands for.
 const V2_ADDED: &[(&str, &str)] = &[
     (
         r#"        "name" => Tok::Name,"#,
@@ -36,12 +38,24 @@ const V2_ADDED: &[(&str, &str)] = &[
         r#"        "simplestr" => Tok::SimpleStr,"#,
     ),
     (
+        r#"        "str" => Tok::Str,"#,
+        r#"        "namedstr" => Tok::NamedStr,"#,
+    ),
+    (
         "    <w:Word> => Words::first(w),",
         r#"    <l:@L> "names" <r:@R> => Words::first((l, r)),"#,
     ),
     (
         "SimpleFirst: () = {",
         r#"    <l:@L> "simplestr" <r:@R> => { p.leaf(file, l, r, ExprKind::Str); p.arg(file, l, r, None) },"#,
+    ),
+    (
+        "ArgValue: () = {",
+        r#"    <l:@L> <n:Word> "=" <sl:@L> "namedstr" <r:@R> => { p.leaf(file, sl, r, ExprKind::Str); p.arg(file, l, r, Some(b::name_of(text, n))) },"#,
+    ),
+    (
+        "CallArg: () = {",
+        r#"    <n:Word> "=" <l:@L> "namedstr" <r:@R> => { p.leaf(file, l, r, ExprKind::Str); p.named_call_arg(b::span(file, n.0, n.1)) },"#,
     ),
 ];
 

@@ -119,3 +119,6 @@ fn takes_text(tok: Tok) -> bool {
             | Tok::Generic
     )
 }
+
+#[cfg(test)]
+mod tests;

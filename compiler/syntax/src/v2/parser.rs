@@ -103,7 +103,7 @@ fn parse_blocks(
     }
 }
 
-/// The token stream of the clean-file parser, with two kinds of tokens the clean-file grammar
+/// The token stream of the clean-file parser, with three kinds of tokens the clean-file grammar
 /// alone reads (see build.rs), each standing for what the whole stream reads there in one shift.
 ///
 /// **`Names`**: each run of two or more names in a row, every gap one space, given as one token
@@ -123,6 +123,11 @@ fn parse_blocks(
 /// `SimpleStr` only as `SimpleFirst`, with the actions of the string's leaf and the argument
 /// (the rules between them only rename one another).
 ///
+/// **`NamedStr`**: a string right after `name =`, followed by a token that cannot continue an
+/// expression. `name =` stands only before a named argument's value (`ArgValue`, `CallArg`);
+/// the clean-file grammar reads `NamedStr` there only, with the actions of the string's leaf and
+/// the named argument.
+///
 /// So the clean-file parser accepts the merged stream only where the whole stream is accepted,
 /// and builds the same values with fewer reductions. The merged stream is given only to the
 /// clean-file parser, whose errors are never reported.
@@ -131,8 +136,8 @@ struct NameRuns<'a> {
     tokens: std::slice::Iter<'a, Token>,
     /// Whether the names that follow are the rest of a run cut at a gap that is not one space.
     tail: bool,
-    /// Whether the last token given is a name.
-    after_name: bool,
+    /// The last two tokens given, the last one first.
+    last: (Tok, Tok),
 }
 
 impl<'a> NameRuns<'a> {
@@ -141,36 +146,28 @@ impl<'a> NameRuns<'a> {
             text: text.as_bytes(),
             tokens: tokens.iter(),
             tail: false,
-            after_name: false,
+            last: (Tok::Newline, Tok::Newline),
         }
     }
-}
 
-impl Iterator for NameRuns<'_> {
-    type Item = Token;
+    /// The token a string becomes: `SimpleStr` after a name, `NamedStr` after a name and `=`,
+    /// when the token after it does not continue an expression.
+    fn string(&self) -> Tok {
+        let operand_ends = !self
+            .tokens
+            .as_slice()
+            .first()
+            .is_some_and(|t| continues_operand(t.1));
+        match self.last {
+            (Tok::Name | Tok::Names, _) if operand_ends => Tok::SimpleStr,
+            (Tok::Assign, Tok::Name) if operand_ends => Tok::NamedStr,
+            _ => Tok::Str,
+        }
+    }
 
-    #[inline]
-    fn next(&mut self) -> Option<Token> {
-        let (start, tok, mut end) = *self.tokens.next()?;
-        if tok != Tok::Name {
-            self.tail = false;
-            let after_name = std::mem::replace(&mut self.after_name, false);
-            if tok == Tok::Str
-                && after_name
-                && !self
-                    .tokens
-                    .as_slice()
-                    .first()
-                    .is_some_and(|t| continues_operand(t.1))
-            {
-                return Some((start, Tok::SimpleStr, end));
-            }
-            return Some((start, tok, end));
-        }
-        self.after_name = true;
-        if self.tail {
-            return Some((start, tok, end));
-        }
+    /// The name run starting with the name `start..end`: one `Names` token up to the first gap
+    /// that is not one space, or the name alone.
+    fn names(&mut self, start: usize, mut end: usize) -> Token {
         let mut merged = Tok::Name;
         while let Some(&(next, Tok::Name, next_end)) = self.tokens.as_slice().first() {
             if next != end + 1 || self.text.get(end) != Some(&b' ') {
@@ -181,7 +178,30 @@ impl Iterator for NameRuns<'_> {
             end = next_end;
             merged = Tok::Names;
         }
-        Some((start, merged, end))
+        (start, merged, end)
+    }
+}
+
+impl Iterator for NameRuns<'_> {
+    type Item = Token;
+
+    #[inline]
+    fn next(&mut self) -> Option<Token> {
+        let (start, tok, end) = *self.tokens.next()?;
+        let token = match tok {
+            Tok::Name if self.tail => (start, tok, end),
+            Tok::Name => self.names(start, end),
+            Tok::Str => {
+                self.tail = false;
+                (start, self.string(), end)
+            }
+            _ => {
+                self.tail = false;
+                (start, tok, end)
+            }
+        };
+        self.last = (token.1, self.last.0);
+        Some(token)
     }
 }
 
@@ -630,3 +650,6 @@ fn expected_help(expected: &[String]) -> Option<String> {
         .collect();
     Some(format!("expected {}", list.join(", ")))
 }
+
+#[cfg(test)]
+mod tests;

@@ -19,6 +19,9 @@ pub enum Tok {
     /// only to the clean-file parser, which reads it as the first argument of a spec (see
     /// `parser::NameRuns`).
     SimpleStr,
+    /// A string right after `name =` and before a token that cannot continue an expression:
+    /// given only to the clean-file parser, which reads it as a named argument's value.
+    NamedStr,
     LongStr,
     Nld,
     /// A `...` line, which stands for the generated-flow statements.
@@ -107,7 +110,7 @@ impl Tok {
             Tok::Name | Tok::Names | Tok::FuncName => "name",
             Tok::Var => "variable",
             Tok::Int | Tok::Float => "number",
-            Tok::Str | Tok::SimpleStr | Tok::LongStr | Tok::Nld => "string",
+            Tok::Str | Tok::SimpleStr | Tok::NamedStr | Tok::LongStr | Tok::Nld => "string",
             Tok::Generate => "`...`",
             Tok::Newline => "end of line",
             Tok::Indent => "indentation",
