@@ -1,9 +1,9 @@
 //! Generates the parsers from the lalrpop grammars in the workspace's `grammars/` folder, plus a
 //! second parser of each Colang grammar for clean files: the same grammar with the rules that
-//! only rename another rule or turn tokens into a plain value inlined. It accepts the same
-//! language and runs the same actions in the same order, with fewer reductions; but its
-//! "expected …" lists differ, so its errors are never reported: a file it rejects is parsed
-//! again with the first parser.
+//! only rename another rule or turn tokens into a plain value inlined, and (2.x) a few tokens
+//! standing for merged runs of the token stream (`V2_ADDED`). It runs the same actions in the
+//! same order, with fewer reductions; but its "expected …" lists differ, so its errors are never
+//! reported: a file it rejects is parsed again with the first parser.
 
 use std::path::Path;
 
