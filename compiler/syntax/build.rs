@@ -1,9 +1,9 @@
 //! Generates the parsers from the lalrpop grammars in the workspace's `grammars/` folder, plus a
 //! second parser of each Colang grammar for clean files: the same grammar with the rules that
-//! only rename another rule or turn tokens into a plain value inlined. It accepts the same
-//! language and runs the same actions in the same order, with fewer reductions; but its
-//! "expected …" lists differ, so its errors are never reported: a file it rejects is parsed
-//! again with the first parser.
+//! only rename another rule or turn tokens into a plain value inlined, and (2.x) a few tokens
+//! standing for merged runs of the token stream (`V2_ADDED`). It runs the same actions in the
+//! same order, with fewer reductions; but its "expected …" lists differ, so its errors are never
+//! reported: a file it rejects is parsed again with the first parser.
 
 use std::path::Path;
 
@@ -20,6 +20,43 @@ const V1_INLINED: &[&str] = &[
     "Mod: R =",
     "FlowKw: bool =",
     "SetOp: SetOp =",
+];
+
+/// Lines added to `colang_v2.lalrpop` in its clean-file parser, each after the line starting
+/// with the first text: the token of a run of name words, read only as the first words of
+/// `Words`; the token of a string that is a whole first argument of a spec, read only as
+/// `SimpleFirst`; and the token of a string that is a whole named argument's value, read only
+/// after `name =` in `ArgValue` and `CallArg` (see `v2::parser::NameRuns`); each with the
+/// actions of the rules it stands for.
+const V2_ADDED: &[(&str, &str)] = &[
+    (
+        r#"        "name" => Tok::Name,"#,
+        r#"        "names" => Tok::Names,"#,
+    ),
+    (
+        r#"        "str" => Tok::Str,"#,
+        r#"        "simplestr" => Tok::SimpleStr,"#,
+    ),
+    (
+        r#"        "str" => Tok::Str,"#,
+        r#"        "namedstr" => Tok::NamedStr,"#,
+    ),
+    (
+        "    <w:Word> => Words::first(w),",
+        r#"    <l:@L> "names" <r:@R> => Words::first((l, r)),"#,
+    ),
+    (
+        "SimpleFirst: () = {",
+        r#"    <l:@L> "simplestr" <r:@R> => { p.leaf(file, l, r, ExprKind::Str); p.arg(file, l, r, None) },"#,
+    ),
+    (
+        "ArgValue: () = {",
+        r#"    <l:@L> <n:Word> "=" <sl:@L> "namedstr" <r:@R> => { p.leaf(file, sl, r, ExprKind::Str); p.arg(file, l, r, Some(b::name_of(text, n))) },"#,
+    ),
+    (
+        "CallArg: () = {",
+        r#"    <n:Word> "=" <l:@L> "namedstr" <r:@R> => { p.leaf(file, l, r, ExprKind::Str); p.named_call_arg(b::span(file, n.0, n.1)) },"#,
+    ),
 ];
 
 /// The rules of `colang_v2.lalrpop` inlined in its clean-file parser.
@@ -66,8 +103,8 @@ fn generate(out: &Path) -> Result<(), Box<dyn std::error::Error>> {
         .process()?;
     let dir = out.join("clean");
     std::fs::create_dir_all(&dir)?;
-    write_clean(&dir, "colang_v1", V1_INLINED)?;
-    write_clean(&dir, "colang_v2", V2_INLINED)?;
+    write_clean(&dir, "colang_v1", V1_INLINED, &[])?;
+    write_clean(&dir, "colang_v2", V2_INLINED, V2_ADDED)?;
     lalrpop::Configuration::new()
         .set_in_dir(&dir)
         .set_out_dir(out)
@@ -145,11 +182,17 @@ fn pop_without_drop(code: &str) -> Result<String, Box<dyn std::error::Error>> {
 }
 
 /// Writes `dir/NAME_clean.lalrpop`: `grammars/NAME.lalrpop` with `#[inline]` before the
-/// definitions of `rules`.
-fn write_clean(dir: &Path, name: &str, rules: &[&str]) -> Result<(), Box<dyn std::error::Error>> {
+/// definitions of `rules`, and each line of `added` after the line it names.
+fn write_clean(
+    dir: &Path,
+    name: &str,
+    rules: &[&str],
+    added: &[(&str, &str)],
+) -> Result<(), Box<dyn std::error::Error>> {
     let grammar = std::fs::read_to_string(format!("../../grammars/{name}.lalrpop"))?;
     let mut clean = String::with_capacity(grammar.len() + 256);
     let mut found = 0;
+    let mut found_added = 0;
     for line in grammar.lines() {
         if rules.iter().any(|rule| line.starts_with(rule)) {
             clean.push_str("#[inline] ");
@@ -157,6 +200,18 @@ fn write_clean(dir: &Path, name: &str, rules: &[&str]) -> Result<(), Box<dyn std
         }
         clean.push_str(line);
         clean.push('\n');
+        for (_, add) in added.iter().filter(|(after, _)| line.starts_with(after)) {
+            clean.push_str(add);
+            clean.push('\n');
+            found_added += 1;
+        }
+    }
+    if found_added != added.len() {
+        return Err(format!(
+            "{found_added} of the {} lines to add placed in {name}.lalrpop",
+            added.len()
+        )
+        .into());
     }
     if found != rules.len() {
         return Err(format!(

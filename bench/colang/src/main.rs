@@ -1,9 +1,11 @@
 //! `colang-bench`: times the Colang 1.0 and 2.x front ends of `stalwart-syntax` on a list of
 //! files (`time`), on one large input made by concatenating valid files (`big`), and fuzzes them
-//! with mutated corpus files for a fixed time (`fuzz`). Results are printed as one JSON object per
+//! with mutated corpus files for a fixed time (`fuzz`), and hashes what every input parses to
+//! (`dump`, to compare two builds). Results are printed as one JSON object per
 //! line so that `bench/colang-vs-nemo.sh` can set them beside the reference parser's.
 
 mod corpus;
+mod dump;
 mod fuzz;
 mod mutate;
 mod timing;
@@ -16,7 +18,8 @@ const USAGE: &str = "\
 usage:
   colang-bench time --dialect v1|v2 [--runs N] [--inspect] FILE...
   colang-bench big  --dialect v1|v2 [--runs N] [--min-mb M] [--inspect] FILE...
-  colang-bench fuzz --dialect v1|v2 [--seconds S] [--seed N] [--out DIR] FILE...";
+  colang-bench fuzz --dialect v1|v2 [--seconds S] [--seed N] [--out DIR] FILE...
+  colang-bench dump --dialect v1|v2 [--mutations N] [--seed N] FILE...";
 
 /// The options shared by the three commands.
 struct Options {
@@ -26,6 +29,7 @@ struct Options {
     min_mb: f64,
     seconds: u64,
     seed: u64,
+    mutations: usize,
     out: std::path::PathBuf,
     files: Vec<std::path::PathBuf>,
 }
@@ -38,6 +42,7 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
         min_mb: 10.0,
         seconds: 60,
         seed: 1,
+        mutations: 30,
         out: std::env::temp_dir().join("colang-fuzz-findings"),
         files: Vec::new(),
     };
@@ -55,6 +60,7 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
             "--min-mb" => opts.min_mb = number(&value("--min-mb")?)?,
             "--seconds" => opts.seconds = number(&value("--seconds")?)?,
             "--seed" => opts.seed = number(&value("--seed")?)?,
+            "--mutations" => opts.mutations = number(&value("--mutations")?)?,
             "--out" => opts.out = value("--out")?.into(),
             "--inspect" => opts.inspect = true,
             other if other.starts_with("--") => return Err(format!("unknown option `{other}`")),
@@ -91,6 +97,7 @@ fn main() -> ExitCode {
         "time" => timing::time_files(&opts),
         "big" => timing::time_big(&opts),
         "fuzz" => fuzz::run(&opts),
+        "dump" => dump::run(&opts),
         other => Err(format!("unknown command `{other}`")),
     };
     match result {

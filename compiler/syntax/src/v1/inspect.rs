@@ -248,16 +248,36 @@ fn backticks_to_vars(text: &str) -> String {
 /// The reference's 32-bit string hash (a JavaScript-compatible `hash * 31 + char` over the code
 /// points, negative results negated), in lowercase hex.
 pub fn string_hash(s: &str) -> String {
-    let mut hash: u32 = 0;
-    for c in s.chars() {
-        hash = hash.wrapping_mul(31).wrapping_add(u32::from(c));
+    let mut hash = StringHash::default();
+    hash.push_str(s);
+    hash.hex()
+}
+
+/// [`string_hash`] fed piece by piece, so that a text made of pieces is hashed without being
+/// built.
+#[derive(Default)]
+struct StringHash(u32);
+
+impl StringHash {
+    fn push_str(&mut self, s: &str) {
+        for c in s.chars() {
+            self.push(c);
+        }
     }
-    let magnitude = if hash >= 1 << 31 {
-        (1u64 << 32) - u64::from(hash)
-    } else {
-        u64::from(hash)
-    };
-    format!("{magnitude:x}")
+
+    fn push(&mut self, c: char) {
+        self.0 = self.0.wrapping_mul(31).wrapping_add(u32::from(c));
+    }
+
+    fn hex(&self) -> String {
+        let hash = self.0;
+        let magnitude = if hash >= 1 << 31 {
+            (1u64 << 32) - u64::from(hash)
+        } else {
+            u64::from(hash)
+        };
+        format!("{magnitude:x}")
+    }
 }
 
 /// The id of an anonymous flow whose body lines (stripped, comments cut, continued lines joined)
@@ -268,7 +288,9 @@ pub fn anonymous_flow_id(body: &str) -> String {
 
 /// The id of the anonymous flow whose `define flow` line starts at byte `header_start`.
 pub(crate) fn anonymous_id_at(text: &str, lines: &Lines, header_start: u32) -> String {
-    let mut body = String::new();
+    // The hash of the body text, fed as the body is read: the same as `anonymous_flow_id` of the
+    // body built whole.
+    let mut body = StringHash::default();
     let mut found: Option<u32> = None;
     // INVARIANT: `lines.lines` is in text order, so the header is found by binary search; a scan
     // from the first line made a file of many anonymous flows quadratic.
@@ -284,12 +306,12 @@ pub(crate) fn anonymous_id_at(text: &str, lines: &Lines, header_start: u32) -> S
                     }
                     let piece = text.get(seg.start as usize..seg.end as usize).unwrap_or("");
                     for physical in piece.split('\n') {
-                        body.push_str(physical.trim());
+                        body.push_str(super::lines::trim_str(physical));
                     }
                 }
             }
             Some(_) => break,
         }
     }
-    anonymous_flow_id(&body)
+    format!("anonymous-{}", body.hex())
 }

@@ -160,12 +160,15 @@ pub fn collapse(text: &str) -> String {
 
 /// [`collapse`] as a name of the tree: no allocation for a short text.
 pub fn collapse_name(text: &str) -> SmolStr {
-    collapsed(text).map_or_else(|| SmolStr::from(collapse_slow(text.trim())), SmolStr::new)
+    collapsed(text).map_or_else(
+        || SmolStr::from(collapse_slow(super::lines::trim_str(text))),
+        SmolStr::new,
+    )
 }
 
 /// The text trimmed, when it needs no other change.
 fn collapsed(text: &str) -> Option<&str> {
-    let text = text.trim();
+    let text = super::lines::trim_str(text);
     is_collapsed(text).then_some(text)
 }
 

@@ -66,15 +66,42 @@ fn physical(text: &str, at: usize) -> Physical {
     let rest = text.get(at..).unwrap_or("");
     let len = memchr::memchr(b'\n', rest.as_bytes()).unwrap_or(rest.len());
     let raw = rest.get(..len).unwrap_or("");
-    let trimmed_start = raw.trim_start();
-    let start = at + (raw.len() - trimmed_start.len());
-    let end = start + trimmed_start.trim_end().len();
+    let (start, end) = trim(raw);
+    let (start, end) = (at + start, at + end);
     Physical {
         raw: at,
         start,
         end,
         next: at + len + 1,
     }
+}
+
+/// The range of `text` once trimmed as `str::trim` trims it: byte by byte while the bytes at
+/// either end are ASCII, by `str::trim` when a non-ASCII character (perhaps a Unicode space) is
+/// met there.
+pub(crate) fn trim(text: &str) -> (usize, usize) {
+    let bytes = text.as_bytes();
+    let start = bytes
+        .iter()
+        .position(|b| !b.is_ascii_whitespace() && *b != 0x0b)
+        .unwrap_or(bytes.len());
+    let end = bytes
+        .iter()
+        .rposition(|b| !b.is_ascii_whitespace() && *b != 0x0b)
+        .map_or(start, |i| i + 1);
+    let ascii_ends = |i: usize| bytes.get(i).is_none_or(u8::is_ascii);
+    if ascii_ends(start) && (end == start || ascii_ends(end - 1)) {
+        return (start, end);
+    }
+    let trimmed_start = text.trim_start();
+    let start = text.len() - trimmed_start.len();
+    (start, start + trimmed_start.trim_end().len())
+}
+
+/// `text.trim()`, faster where `text` starts and ends in ASCII.
+pub(crate) fn trim_str(text: &str) -> &str {
+    let (start, end) = trim(text);
+    text.get(start..end).unwrap_or("")
 }
 
 /// The end of `text[start..end]` once a `#` comment outside double quotes is cut, trimmed.
@@ -331,6 +358,51 @@ fn logical_line(
         seg_end = cut_comment(text, p.start, p.end);
         if seg_end == seg_start {
             return at;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    /// `trim` gives the range `str::trim` gives.
+    fn same_as_str_trim(text: &str) {
+        let (start, end) = super::trim(text);
+        let start_of = text.len() - text.trim_start().len();
+        assert_eq!(
+            (start, end),
+            (start_of, start_of + text.trim().len()),
+            "{text:?}"
+        );
+    }
+
+    #[test]
+    fn trim_matches_str_trim_on_ascii_and_unicode_spaces() {
+        for text in [
+            "",
+            " ",
+            "a",
+            " a ",
+            "\t a b\r",
+            "\x0b a \x0b",
+            "\u{a0}a",
+            "a\u{a0}",
+            "\u{2003} a \u{3000}",
+            "é ",
+            " é",
+            "\u{85}",
+            "\x1c a \x1f",
+            "\x0c\r\n",
+        ] {
+            same_as_str_trim(text);
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn trim_matches_str_trim(text in "[ \t\r\x0b\x0c\u{a0}\u{2003}\u{85}a-cé\x1c]{0,12}") {
+            same_as_str_trim(&text);
         }
     }
 }

@@ -11,6 +11,7 @@ pub mod layout;
 pub mod lexer;
 pub mod lines;
 mod nodes;
+mod text_runs;
 mod validate;
 
 pub use inspect::{anonymous_flow_id, inspect_v1};
@@ -83,7 +84,7 @@ fn parse_items(
         file,
         &mut recovered,
         &mut pending,
-        layout.tokens.iter().copied(),
+        text_runs::TextRuns::new(&layout.tokens),
     );
     if whole.is_ok() && recovered.is_empty() {
         return pending.items;

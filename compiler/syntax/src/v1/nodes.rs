@@ -95,7 +95,7 @@ pub fn name(src: &str, file: FileId, r: R) -> Text {
 /// The text of a range as written.
 pub fn raw(src: &str, file: FileId, r: R) -> Text {
     Text {
-        text: SmolStr::new(slice(src, r).trim()),
+        text: SmolStr::new(super::lines::trim_str(slice(src, r))),
         span: span(file, r),
     }
 }

@@ -105,13 +105,14 @@ fn parse_blocks(
 ) {
     let parser = colang_v2::BlockParser::new();
     let mut pending = Pending::default();
-    // About one top-level statement per block: no copying of them as they are pushed.
-    pending.stmts.reserve(layout.blocks.len());
+    // About one top-level statement per block, and one per blank line between blocks: no
+    // copying of them as they are pushed.
+    pending.stmts.reserve(2 * layout.blocks.len());
     module.items.reserve(layout.blocks.len());
     let clean = !layout.toks.iter().any(|t| t.1 == Tok::Error);
     if clean {
         if colang_v2_clean::BlockParser::new()
-            .parse(text, file, &mut pending, layout.toks.iter().copied())
+            .parse(text, file, &mut pending, NameRuns::new(text, &layout.toks))
             .is_ok()
         {
             add_items(module, pending.stmts.drain(..), diagnostics);
@@ -136,11 +137,139 @@ fn parse_blocks(
     }
 }
 
+/// The token stream of the clean-file parser, with three kinds of tokens the clean-file grammar
+/// alone reads (see build.rs), each standing for what the whole stream reads there in one shift.
+///
+/// **`Names`**: each run of two or more names in a row, every gap one space, given as one token
+/// over the run. In grammars/colang_v2.lalrpop two names stand side by side only inside `Words`
+/// (the name of a flow or spec: an expression has no bare name, and every other place of a name
+/// is followed by `.`, `=`, `(`, `:` or the end of a line), and `Words` keeps only the range from
+/// the first name's start to the last one's end while every gap is one space. The clean-file
+/// grammar reads `Names` only as the first words of `Words`, with that range. Where a gap is not
+/// one space, the run is merged up to it and its other names are given one by one, as `Words`
+/// reads them.
+///
+/// **`SimpleStr`**: a string right after a name, followed by a token that cannot continue an
+/// expression (not an operator, `[`, `.` or `(`). A name followed by an expression's first token
+/// is the end of a spec's `Words` followed by its first argument, or (in `$x.y "z"`) an
+/// attribute followed by a later argument, which the clean-file grammar rejects (the whole file
+/// is then parsed again by the first parser: slower, never wrong). The clean-file grammar reads
+/// `SimpleStr` only as `SimpleFirst`, with the actions of the string's leaf and the argument
+/// (the rules between them only rename one another).
+///
+/// **`NamedStr`**: a string right after `name =`, followed by a token that cannot continue an
+/// expression. `name =` stands only before a named argument's value (`ArgValue`, `CallArg`);
+/// the clean-file grammar reads `NamedStr` there only, with the actions of the string's leaf and
+/// the named argument.
+///
+/// So the clean-file parser accepts the merged stream only where the whole stream is accepted,
+/// and builds the same values with fewer reductions. The merged stream is given only to the
+/// clean-file parser, whose errors are never reported.
+struct NameRuns<'a> {
+    text: &'a [u8],
+    tokens: std::slice::Iter<'a, Token>,
+    /// Whether the names that follow are the rest of a run cut at a gap that is not one space.
+    tail: bool,
+    /// The last two tokens given, the last one first.
+    last: (Tok, Tok),
+}
+
+impl<'a> NameRuns<'a> {
+    fn new(text: &'a str, tokens: &'a [Token]) -> Self {
+        NameRuns {
+            text: text.as_bytes(),
+            tokens: tokens.iter(),
+            tail: false,
+            last: (Tok::Newline, Tok::Newline),
+        }
+    }
+
+    /// The token a string becomes: `SimpleStr` after a name, `NamedStr` after a name and `=`,
+    /// when the token after it does not continue an expression.
+    fn string(&self) -> Tok {
+        let operand_ends = !self
+            .tokens
+            .as_slice()
+            .first()
+            .is_some_and(|t| continues_operand(t.1));
+        match self.last {
+            (Tok::Name | Tok::Names, _) if operand_ends => Tok::SimpleStr,
+            (Tok::Assign, Tok::Name) if operand_ends => Tok::NamedStr,
+            _ => Tok::Str,
+        }
+    }
+
+    /// The name run starting with the name `start..end`: one `Names` token up to the first gap
+    /// that is not one space, or the name alone.
+    fn names(&mut self, start: usize, mut end: usize) -> Token {
+        let mut merged = Tok::Name;
+        while let Some(&(next, Tok::Name, next_end)) = self.tokens.as_slice().first() {
+            if next != end + 1 || self.text.get(end) != Some(&b' ') {
+                self.tail = true;
+                break;
+            }
+            self.tokens.next();
+            end = next_end;
+            merged = Tok::Names;
+        }
+        (start, merged, end)
+    }
+}
+
+impl Iterator for NameRuns<'_> {
+    type Item = Token;
+
+    #[inline]
+    fn next(&mut self) -> Option<Token> {
+        let (start, tok, end) = *self.tokens.next()?;
+        let token = match tok {
+            Tok::Name if self.tail => (start, tok, end),
+            Tok::Name => self.names(start, end),
+            Tok::Str => {
+                self.tail = false;
+                (start, self.string(), end)
+            }
+            _ => {
+                self.tail = false;
+                (start, tok, end)
+            }
+        };
+        self.last = (token.1, self.last.0);
+        Some(token)
+    }
+}
+
+/// Whether a token after an operand continues the expression (`AtomExprOf` and the `Tier`s of
+/// grammars/colang_v2.lalrpop).
+fn continues_operand(tok: Tok) -> bool {
+    matches!(
+        tok,
+        Tok::Pipe
+            | Tok::Caret
+            | Tok::Amp
+            | Tok::Shl
+            | Tok::Shr
+            | Tok::Plus
+            | Tok::Minus
+            | Tok::Star
+            | Tok::At
+            | Tok::Slash
+            | Tok::Percent
+            | Tok::DoubleSlash
+            | Tok::DoubleStar
+            | Tok::LBracket
+            | Tok::Dot
+            | Tok::LParen
+            | Tok::ExprParen
+    )
+}
+
 fn add_items(
     module: &mut Module,
-    stmts: impl Iterator<Item = Stmt>,
+    stmts: impl ExactSizeIterator<Item = Stmt>,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
+    module.items.reserve(stmts.len());
     for s in stmts {
         match s.kind {
             StmtKind::Flow(f) => module.items.push(Item::Flow(*f)),
@@ -546,3 +675,6 @@ fn expected_help(expected: &[String]) -> Option<String> {
         .collect();
     Some(format!("expected {}", list.join(", ")))
 }
+
+#[cfg(test)]
+mod tests;

@@ -6,12 +6,22 @@
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Tok {
     Name,
+    /// Two or more names in a row, each gap one space: given only to the clean-file parser,
+    /// which reads it as the name words of a flow or spec (see `parser::NameRuns`).
+    Names,
     /// A name directly followed by `(` in an expression: a function or method call.
     FuncName,
     Var,
     Int,
     Float,
     Str,
+    /// A string right after a name and before a token that cannot continue an expression: given
+    /// only to the clean-file parser, which reads it as the first argument of a spec (see
+    /// `parser::NameRuns`).
+    SimpleStr,
+    /// A string right after `name =` and before a token that cannot continue an expression:
+    /// given only to the clean-file parser, which reads it as a named argument's value.
+    NamedStr,
     LongStr,
     Nld,
     /// A `...` line, which stands for the generated-flow statements.
@@ -97,10 +107,10 @@ impl Tok {
     /// How a message names this token (`describe(tok, text)` adds the text for words).
     pub(crate) fn describe(self) -> &'static str {
         match self {
-            Tok::Name | Tok::FuncName => "name",
+            Tok::Name | Tok::Names | Tok::FuncName => "name",
             Tok::Var => "variable",
             Tok::Int | Tok::Float => "number",
-            Tok::Str | Tok::LongStr | Tok::Nld => "string",
+            Tok::Str | Tok::SimpleStr | Tok::NamedStr | Tok::LongStr | Tok::Nld => "string",
             Tok::Generate => "`...`",
             Tok::Newline => "end of line",
             Tok::Indent => "indentation",

@@ -1,0 +1,132 @@
+//! The clean-file parser reads the stream with `Names` and `SimpleStr` tokens exactly as it
+//! reads the whole one, or rejects it: never accepting what the whole stream does not give.
+//! Checked on every corpus and fixture file cut at every line and with every line left out, and
+//! on generated flows whose statements mix specs, arguments, strings, attributes and operators.
+
+use proptest::prelude::*;
+use stalwart_diagnostics::FileId;
+
+use super::{NameRuns, Pending, colang_v2_clean};
+use crate::v2::ast::Stmt;
+use crate::v2::layout::layout;
+
+fn parse_clean(text: &str, tokens: impl Iterator<Item = super::Token>) -> Option<Vec<Stmt>> {
+    let mut pending = Pending::default();
+    let ok = colang_v2_clean::BlockParser::new()
+        .parse(text, FileId(0), &mut pending, tokens)
+        .is_ok();
+    ok.then_some(pending.stmts)
+}
+
+/// Whether the merged stream was accepted; panics if it was accepted with other statements
+/// than the whole stream gives, or where the whole stream is rejected.
+fn merged_agrees(text: &str) -> bool {
+    let layout = layout(FileId(0), text);
+    let whole = parse_clean(text, layout.toks.iter().copied());
+    let merged = parse_clean(text, NameRuns::new(text, &layout.toks));
+    if merged.is_some() {
+        assert_eq!(whole, merged, "{text:?}");
+    }
+    merged.is_some()
+}
+
+fn input_texts() -> Vec<String> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut texts = Vec::new();
+    for dir in [
+        root.join("../../../shared/corpus/colang/v2"),
+        root.join("test_data/v2/ok"),
+        root.join("test_data/v2/err"),
+    ] {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries {
+            let bytes = std::fs::read(entry.unwrap().path()).unwrap();
+            texts.push(String::from_utf8_lossy(&bytes).into_owned());
+        }
+    }
+    texts
+}
+
+#[test]
+fn merged_stream_parses_as_the_whole_one_on_files_cut_and_with_lines_left_out() {
+    let texts = input_texts();
+    assert!(!texts.is_empty(), "no input files");
+    let mut accepted = 0;
+    for text in &texts {
+        let lines: Vec<&str> = text.split_inclusive('\n').collect();
+        for cut in 0..=lines.len() {
+            accepted += usize::from(merged_agrees(&lines[..cut].concat()));
+        }
+        for left_out in 0..lines.len() {
+            let mut kept = lines.clone();
+            kept.remove(left_out);
+            accepted += usize::from(merged_agrees(&kept.concat()));
+        }
+    }
+    assert!(accepted > texts.len(), "only {accepted} inputs accepted");
+}
+
+#[test]
+fn every_clean_corpus_file_is_accepted_with_the_merged_stream() {
+    for text in input_texts() {
+        let layout = layout(FileId(0), &text);
+        if parse_clean(&text, layout.toks.iter().copied()).is_some() {
+            assert!(merged_agrees(&text), "{text}");
+        }
+    }
+}
+
+const STATEMENTS: &[&str] = &[
+    "bot say \"hi\"",
+    "await bot say \"hi\" \"there\"",
+    "bot  say \"two spaces\"",
+    "match user said \"a\" + \"b\"",
+    "match user said \"a\".upper()",
+    "send bot say \"x\"[0]",
+    "user said \"x\" as $ref",
+    "bot say $x.y \"z\"",
+    "bot say(text=\"a\")",
+    "bot say(text=\"a\", n=\"b\" + \"c\")",
+    "bot say(text = \"a\"[1:])",
+    "$x = f(a=\"b\", c=\"d\".upper())",
+    "send Event(name=\"x\").Started() as $e",
+    "$y = {\"k\": g(v=\"w\")}",
+    "start flow a b $x \"c\"",
+    "await a b c",
+    "$ref = await bot say \"q\"",
+    "$x = \"a\" * 2",
+    "$x = \"a\"",
+    "if $x == \"a\"",
+    "  bot say \"in\"",
+    "when user said \"a\" or bot say \"b\"",
+    "log \"x\"",
+    "return \"y\"",
+    "bot say \"a\" -1",
+    "bot say \"a\" ** 2",
+    "bot say \"a\" | \"b\"",
+    "abort",
+    "pass",
+];
+
+fn flow(body: &[&str]) -> String {
+    let mut text = String::from("flow main\n");
+    for line in body {
+        text.push_str("  ");
+        text.push_str(line);
+        text.push('\n');
+    }
+    text.push_str("  pass\n\n@meta(name=\"m\")\nflow a b $x $y=\"d\"\n  bot say \"x\"\n");
+    text
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+    #[test]
+    fn merged_stream_parses_as_the_whole_one_on_generated_flows(
+        body in prop::collection::vec(prop::sample::select(STATEMENTS), 0..12)
+    ) {
+        merged_agrees(&flow(&body));
+    }
+}
