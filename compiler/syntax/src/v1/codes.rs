@@ -108,3 +108,8 @@ pub const COMMENT_OPENS_STRING: Code = Code {
     id: "E1025",
     slug: "comment-opens-string",
 };
+/// Event arguments with an unclosed bracket or string, or text after them.
+pub const BAD_EVENT_ARGUMENTS: Code = Code {
+    id: "E1026",
+    slug: "bad-event-arguments",
+};

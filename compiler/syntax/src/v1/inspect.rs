@@ -14,12 +14,15 @@ pub fn inspect_v1(module: &Module) -> Value {
     let mut bots = Map::new();
     let mut flows: Vec<Value> = Vec::new();
     let mut ids: Vec<&str> = Vec::new();
+    // The ids of the flows `bot …` lines in message bodies start (see `direct_flow`).
+    let mut direct_ids: Vec<String> = Vec::new();
     let mut imports: Vec<Value> = Vec::new();
-    let add_flow = |id: &str, subflow: bool, flows: &mut Vec<Value>, ids: &[&str]| {
-        if !ids.contains(&id) {
-            flows.push(json!({ "id": id, "subflow": subflow }));
-        }
-    };
+    let add_flow =
+        |id: &str, subflow: bool, flows: &mut Vec<Value>, ids: &[&str], direct: &[String]| {
+            if !ids.contains(&id) && !direct.iter().any(|d| d == id) {
+                flows.push(json!({ "id": id, "subflow": subflow }));
+            }
+        };
     for item in &module.items {
         match item {
             Item::User(u) => {
@@ -29,24 +32,32 @@ pub fn inspect_v1(module: &Module) -> Value {
                 if let Value::Array(list) = entry {
                     user_examples(u, list);
                 }
+                if let Some(id) = direct_flow(&u.name.text, &u.lines, true) {
+                    add_flow(&id, false, &mut flows, &ids, &direct_ids);
+                    direct_ids.push(id);
+                }
             }
             Item::Bot(b) => {
                 let entry = bots
                     .entry(b.name.text.clone())
                     .or_insert_with(|| Value::Array(Vec::new()));
                 if let Value::Array(list) = entry {
-                    bot_utterances(&b.lines, list);
+                    bot_utterances(before_bot(&b.lines), list);
+                }
+                if let Some(id) = direct_flow(&b.name.text, &b.lines, false) {
+                    add_flow(&id, false, &mut flows, &ids, &direct_ids);
+                    direct_ids.push(id);
                 }
             }
             Item::Flow(f) => {
-                add_flow(&f.id, f.subflow, &mut flows, &ids);
+                add_flow(&f.id, f.subflow, &mut flows, &ids, &direct_ids);
                 ids.push(&f.id);
                 for stmt in &f.body {
                     inline_bot_messages(stmt, &mut bots);
                 }
             }
             Item::Stmt(stmt) => {
-                add_flow("", false, &mut flows, &ids);
+                add_flow("", false, &mut flows, &ids, &direct_ids);
                 ids.push("");
                 inline_bot_messages(stmt, &mut bots);
             }
@@ -80,6 +91,42 @@ const PARAM_WORDS: &[&str] = &[
     "context",
 ];
 
+/// The id of the flow a `bot …` line inside a `define user|bot` body starts: the reference ends
+/// the body there and reads `<name>_direct` (an intent's spaces as `|`) with the lines from the
+/// `bot` line on as a flow.
+fn direct_flow(name: &str, lines: &[MessageLine], user: bool) -> Option<String> {
+    lines.iter().find_map(|line| match line {
+        MessageLine::Text(t) if starts_with_bot(&t.text) => Some(if user {
+            format!("{}_direct", name.replace(' ', "|"))
+        } else {
+            format!("{name}_direct")
+        }),
+        _ => None,
+    })
+}
+
+fn starts_with_bot(text: &str) -> bool {
+    text.split_whitespace().next() == Some("bot")
+}
+
+/// The lines of a body before a `bot …` line (see [`direct_flow`]).
+fn before_bot(lines: &[MessageLine]) -> &[MessageLine] {
+    let end = lines
+        .iter()
+        .position(|l| matches!(l, MessageLine::Text(t) if starts_with_bot(&t.text)))
+        .unwrap_or(lines.len());
+    lines.get(..end).unwrap_or(lines)
+}
+
+/// A message that ran on over several lines keeps what its first line gives (the reference
+/// splits the joined text on ` and `, then keeps the first line of the result).
+fn first_line(text: String) -> String {
+    match text.split_once('\n') {
+        Some((first, _)) => first.to_string(),
+        None => text,
+    }
+}
+
 fn user_examples(u: &UserDef, out: &mut Vec<Value>) {
     if u.lines.is_empty() {
         out.push(Value::String(format!(
@@ -88,10 +135,10 @@ fn user_examples(u: &UserDef, out: &mut Vec<Value>) {
         )));
         return;
     }
-    for line in &u.lines {
+    for line in before_bot(&u.lines) {
         let MessageLine::Text(t) = line else { continue };
         let first = t.text.split_whitespace().next().unwrap_or("");
-        if PARAM_WORDS.contains(&first) || first == "bot" {
+        if PARAM_WORDS.contains(&first) {
             continue;
         }
         let parts: Vec<String> = split_outside_quotes(&t.text, " and ")
@@ -101,11 +148,11 @@ fn user_examples(u: &UserDef, out: &mut Vec<Value>) {
                 None => format!("{{intent:{}}}", part.replace(' ', "|")),
             })
             .collect();
-        out.push(Value::String(
+        out.push(Value::String(first_line(
             brackets_to_braces(&parts.join(" {intent:and} "))
                 .trim()
                 .to_string(),
-        ));
+        )));
     }
 }
 

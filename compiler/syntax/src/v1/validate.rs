@@ -119,6 +119,8 @@ fn stmts(body: &[Stmt], labels: &mut Vec<String>, out: &mut Vec<Diagnostic>) {
                 )
                 .with_label("expected the subflow to run, e.g. `do check blocked terms`"),
             ),
+            StmtKind::Event(t) if !t.text.is_empty() => event_arguments(t, out),
+            StmtKind::Infer(Some(t)) => event_arguments(t, out),
             StmtKind::Event(t) if t.text.is_empty() => out.push(
                 Diagnostic::error(
                     codes::MISSING_NAME,
@@ -144,5 +146,79 @@ fn stmts(body: &[Stmt], labels: &mut Vec<String>, out: &mut Vec<Diagnostic>) {
             }
             _ => {}
         }
+    }
+}
+
+/// The arguments of `event X(…)` and `create event X(…)`: every bracket and string closed, and
+/// nothing after the closing `)` (the reference reads them as a Python call and fails
+/// otherwise).
+fn event_arguments(t: &Text, out: &mut Vec<Diagnostic>) {
+    let text = t.text.as_str();
+    // The text is trimmed: its start in the file is where the span starts.
+    let at = |i: usize, len: usize| {
+        let start = t
+            .span
+            .start
+            .saturating_add(u32::try_from(i).unwrap_or(u32::MAX));
+        Span::new(
+            t.span.file,
+            start,
+            start.saturating_add(u32::try_from(len).unwrap_or(u32::MAX)),
+        )
+    };
+    let mut opened: Vec<(usize, char)> = Vec::new();
+    let mut quote: Option<(usize, char)> = None;
+    let mut closed_at: Option<usize> = None;
+    for (i, c) in text.char_indices() {
+        if let Some((_, q)) = quote {
+            if c == q {
+                quote = None;
+            }
+            continue;
+        }
+        if let Some(end) = closed_at {
+            if !c.is_whitespace() {
+                let d = Diagnostic::error(
+                    codes::BAD_EVENT_ARGUMENTS,
+                    at(i, text.len().saturating_sub(i)),
+                    "unexpected text after the event's arguments",
+                )
+                .with_label("nothing may follow the closing `)`")
+                .with_secondary(at(end, 1), "the arguments end here");
+                out.push(d);
+                return;
+            }
+            continue;
+        }
+        match c {
+            '"' | '\'' => quote = Some((i, c)),
+            '(' | '[' | '{' => opened.push((i, c)),
+            ')' | ']' | '}' => {
+                opened.pop();
+                if opened.is_empty() && c == ')' {
+                    closed_at = Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    if let Some((i, q)) = quote {
+        out.push(
+            Diagnostic::error(
+                codes::BAD_EVENT_ARGUMENTS,
+                at(i, 1),
+                "unterminated string in the event's arguments",
+            )
+            .with_label(format!("this `{q}` is never closed")),
+        );
+    } else if let Some(&(i, b)) = opened.first() {
+        out.push(
+            Diagnostic::error(
+                codes::BAD_EVENT_ARGUMENTS,
+                at(i, 1),
+                format!("unclosed `{b}` in the event's arguments"),
+            )
+            .with_label("never closed on this line"),
+        );
     }
 }
