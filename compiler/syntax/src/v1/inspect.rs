@@ -42,7 +42,7 @@ pub fn inspect_v1(module: &Module) -> Value {
                     .entry(b.name.text.clone())
                     .or_insert_with(|| Value::Array(Vec::new()));
                 if let Value::Array(list) = entry {
-                    bot_utterances(before_bot(&b.lines), list);
+                    bot_utterances(&b.lines, list);
                 }
                 if let Some(id) = direct_flow(&b.name.text, &b.lines, false) {
                     add_flow(&id, false, &mut flows, &ids, &direct_ids);
@@ -95,13 +95,27 @@ const PARAM_WORDS: &[&str] = &[
 /// the body there and reads `<name>_direct` (an intent's spaces as `|`) with the lines from the
 /// `bot` line on as a flow.
 fn direct_flow(name: &str, lines: &[MessageLine], user: bool) -> Option<String> {
-    lines.iter().find_map(|line| match line {
-        MessageLine::Text(t) if starts_with_bot(&t.text) => Some(if user {
+    // In a bot body, a `bot` line under an `if` counts too.
+    let found = if user {
+        lines
+            .iter()
+            .any(|l| matches!(l, MessageLine::Text(t) if starts_with_bot(&t.text)))
+    } else {
+        has_bot_line(lines)
+    };
+    found.then(|| {
+        if user {
             format!("{}_direct", name.replace(' ', "|"))
         } else {
             format!("{name}_direct")
-        }),
-        _ => None,
+        }
+    })
+}
+
+fn has_bot_line(lines: &[MessageLine]) -> bool {
+    lines.iter().any(|l| match l {
+        MessageLine::Text(t) => starts_with_bot(&t.text),
+        MessageLine::Branch(b) => has_bot_line(&b.lines),
     })
 }
 
@@ -176,9 +190,14 @@ fn inline_bot_messages(stmt: &Stmt, bots: &mut Map<String, Value>) {
     });
 }
 
-fn bot_utterances<'a>(lines: impl IntoIterator<Item = &'a MessageLine>, out: &mut Vec<Value>) {
+/// The utterances of a bot body, up to a `bot …` line (see [`direct_flow`]); whether one was met.
+fn bot_utterances<'a>(
+    lines: impl IntoIterator<Item = &'a MessageLine>,
+    out: &mut Vec<Value>,
+) -> bool {
     for line in lines {
         match line {
+            MessageLine::Text(t) if starts_with_bot(&t.text) => return true,
             MessageLine::Text(t) => {
                 // A string spanning lines keeps only its first line.
                 let first_line = t.text.split('\n').next().unwrap_or("");
@@ -193,9 +212,14 @@ fn bot_utterances<'a>(lines: impl IntoIterator<Item = &'a MessageLine>, out: &mu
                 let text = brackets_to_braces(&parts.join(" {intent:and} "));
                 out.push(Value::String(backticks_to_vars(text.trim())));
             }
-            MessageLine::Branch(b) => bot_utterances(&b.lines, out),
+            MessageLine::Branch(b) => {
+                if bot_utterances(&b.lines, out) {
+                    return true;
+                }
+            }
         }
     }
+    false
 }
 
 /// The inside of `"…"`, when the part is quoted.
