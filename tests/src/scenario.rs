@@ -268,7 +268,7 @@ fn compare(label: &str, check: &Check, expect: &Value) -> Vec<String> {
         let q = check
             .detail
             .get("question")
-            .and_then(Value::as_str)
+            .and_then(stalwart_runtime::detail::DetailValue::as_str)
             .unwrap_or("");
         if !q.contains(fragment.as_str()) {
             out.push(format!(

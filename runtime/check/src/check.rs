@@ -13,13 +13,14 @@ use stalwart_record::{
 
 use crate::canonical::{digest_of, write_object};
 use crate::compare::{argument_or_result, json_eq, member};
-use crate::detail::Detail;
+pub use crate::detail::Taint;
+use crate::detail::{Detail, DetailValue};
 use crate::gate::{GateVerdict, Scope, eval_gate};
 use crate::history::{self, Key};
 use crate::origin::{
     find_tool, is_write, label_trust, marks, native_trust, origin_trusted, tool_index,
 };
-use crate::session::{CallEntry, Decision, Entry, Outcome, Session};
+use crate::session::{CallEntry, Decision, Entry, Marks, Outcome, Session};
 use crate::token;
 use crate::value::to_json;
 
@@ -74,7 +75,7 @@ impl Check {
         }
     }
 
-    fn with(mut self, key: &'static str, value: Value) -> Self {
+    fn with(mut self, key: &'static str, value: impl Into<DetailValue>) -> Self {
         self.detail.insert(key, value);
         self
     }
@@ -186,7 +187,10 @@ pub fn check_tool_call(
     // the decision and for the entry.
     // One buffer for the arguments' canonical JSON and, after them, the entry's bytes (room for
     // both in the usual case: the entry is some 500 bytes).
-    let mut written = Vec::with_capacity(1024);
+    // The buffer is the session's, kept from the last check.
+    let mut written = std::mem::take(&mut session.scratch.0);
+    written.clear();
+    written.reserve(1024);
     write_object(&mut written, &call.arguments);
     let digest = Digest {
         text: digest_of(&written),
@@ -288,7 +292,7 @@ fn decide(
     tool: &ArchivedTool,
     agent: &str,
     digest: &str,
-    marks_out: &mut Option<BTreeMap<SmolStr, Vec<SmolStr>>>,
+    marks_out: &mut Option<Marks>,
 ) -> Check {
     // 3. The arguments against the schema.
     let schema = tool.arguments.as_ref().map(|s| s.to_native());
@@ -347,7 +351,7 @@ fn decide(
         Vec::new()
     };
     if !tainted.is_empty() && matches!(body.settings.taint_policy, ArchivedTaintPolicy::Refuse) {
-        return Check::refuse("tainted_call").with("marks", taints_json(&tainted));
+        return Check::refuse("tainted_call").with("marks", DetailValue::Marks(tainted));
     }
     // 10. A confirmation token covering exactly this call here.
     if let Some(t) = &call.confirmation
@@ -356,23 +360,22 @@ fn decide(
         return Check::answer(Decision::Allow, "confirmed");
     }
     // 11. Every reason a write needs a person.
-    let mut reasons = Vec::new();
+    let mut reasons = Vec::with_capacity(4);
     let mut detail = Detail::new();
     if let Some((question, flow)) = &clarify {
         reasons.push(SmolStr::new_static("gate_clarify"));
-        detail.insert("flow", json!(flow));
-        detail.insert("gate_question", json!(question));
+        detail.insert("flow", DetailValue::Text(flow.clone()));
+        detail.insert("gate_question", DetailValue::Text(question.clone()));
     }
     let pivot = is_write(tool) && tool.irreversible && earlier_undoable_write_ran(body, session);
+    let mut untrusted = Vec::new();
     if is_write(tool) {
-        let untrusted = untrusted_arguments(body, session, call);
+        untrusted = untrusted_arguments(body, session, call);
         if !untrusted.is_empty() {
             reasons.push(SmolStr::new_static("argument_origin"));
-            detail.insert("arguments", Value::Array(untrusted));
         }
         if !tainted.is_empty() {
             reasons.push(SmolStr::new_static("tainted_call"));
-            detail.insert("marks", taints_json(&tainted));
         }
         if pivot {
             reasons.push(SmolStr::new_static("irreversible_pivot"));
@@ -399,7 +402,14 @@ fn decide(
             clarify.as_ref().map(|c| c.0.as_str()),
             pivot,
         );
-        detail.insert("question", Value::String(question));
+        // The entries in the order the JSON shows them: arguments, marks, question.
+        if !untrusted.is_empty() {
+            detail.insert("arguments", DetailValue::Names(untrusted));
+        }
+        if !tainted.is_empty() {
+            detail.insert("marks", DetailValue::Marks(tainted));
+        }
+        detail.insert("question", DetailValue::Text(question));
         return Check {
             decision: Decision::Confirm,
             reasons,
@@ -430,7 +440,7 @@ fn finish(
     mut check: Check,
     found: Option<(&ArchivedTool, SmolStr)>,
     digest: Digest,
-    marks_known: Option<BTreeMap<SmolStr, Vec<SmolStr>>>,
+    marks_known: Option<Marks>,
 ) -> Check {
     let Digest {
         text: digest,
@@ -453,7 +463,7 @@ fn finish(
     let marks = match (found, marks_known) {
         (true, Some(known)) => known,
         (true, None) => marks(body, session, &call.arguments, &call.origins, &call.labels),
-        (false, _) => BTreeMap::new(),
+        (false, _) => Marks::new(),
     };
     // The token and the key cover the session's id and agent, not its entries: they are worked
     // out before the entry takes the digest.
@@ -486,6 +496,7 @@ fn finish(
         token: String::new(),
     };
     history::append_call(env.key, session, entry, &mut written);
+    session.scratch.0 = written;
     check
 }
 
@@ -727,31 +738,13 @@ fn period_word(p: &ArchivedPeriod) -> &'static str {
     }
 }
 
-/// A mark less trusted than the tool requires, on an argument (or on the whole call: `call`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Taint<'a> {
-    pub mark: &'a str,
-    pub argument: &'a str,
-}
-
-/// Taints as the answer's detail shows them: `[{"mark": …, "argument": …}, …]`.
-fn taints_json(tainted: &[Taint<'_>]) -> Value {
-    let each = |t: &Taint<'_>| {
-        let mut object = Map::with_capacity(2);
-        object.insert("mark".into(), Value::String(t.mark.into()));
-        object.insert("argument".into(), Value::String(t.argument.into()));
-        Value::Object(object)
-    };
-    Value::Array(tainted.iter().map(each).collect())
-}
-
 /// Marks less trusted than the tool requires, in the order of the marks.
-fn tainting_marks<'m>(
+fn tainting_marks(
     body: &ArchivedRecordBody,
     tool: &ArchivedTool,
     agent: &str,
-    marks: &'m BTreeMap<SmolStr, Vec<SmolStr>>,
-) -> Vec<Taint<'m>> {
+    marks: &Marks,
+) -> Vec<Taint> {
     let required = match tool.requires.as_ref() {
         Some(t) => native_trust(t),
         None => body
@@ -762,18 +755,21 @@ fn tainting_marks<'m>(
             .unwrap_or(Trust::Low),
     };
     let mut out = Vec::new();
-    for (argument, list) in marks {
+    for (argument, list) in marks.iter() {
         for mark in list {
             if label_trust(body, mark).is_some_and(|t| t < required) {
-                out.push(Taint { mark, argument });
+                out.push(Taint {
+                    mark: mark.clone(),
+                    argument: argument.clone(),
+                });
             }
         }
     }
     out
 }
 
-/// Arguments whose origin is not trusted, in call order (their names, as JSON strings).
-fn untrusted_arguments(body: &ArchivedRecordBody, session: &Session, call: &Call) -> Vec<Value> {
+/// Arguments whose origin is not trusted, in call order (their names).
+fn untrusted_arguments(body: &ArchivedRecordBody, session: &Session, call: &Call) -> Vec<SmolStr> {
     call.arguments
         .iter()
         .filter(|(name, value)| {
@@ -784,7 +780,7 @@ fn untrusted_arguments(body: &ArchivedRecordBody, session: &Session, call: &Call
                 .unwrap_or("model");
             !origin_trusted(body, session, origin, name, value)
         })
-        .map(|(name, _)| Value::String(name.clone()))
+        .map(|(name, _)| SmolStr::new(name))
         .collect()
 }
 

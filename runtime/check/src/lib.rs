@@ -20,7 +20,7 @@ pub mod token;
 pub mod value;
 
 pub use check::{Call, Check, Env, ReportError, check_tool_call, read, reply, report};
-pub use detail::Detail;
+pub use detail::{Detail, DetailValue, Taint};
 pub use history::{Key, KeyError};
-pub use session::{CallEntry, Decision, Entry, Outcome, Session};
+pub use session::{CallEntry, Decision, Entry, Marks, Outcome, Session};
 pub use smol_str::SmolStr;

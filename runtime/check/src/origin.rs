@@ -7,7 +7,7 @@ use smol_str::{SmolStr, SmolStrBuilder};
 use stalwart_record::{ArchivedEffects, ArchivedRecordBody, ArchivedTrust, Trust};
 
 use crate::compare::json_eq;
-use crate::session::{Decision, Session};
+use crate::session::{Decision, Marks, Session};
 
 /// Whether an origin is trusted for this value in this history.
 pub fn origin_trusted(
@@ -253,8 +253,8 @@ pub fn marks(
     arguments: &serde_json::Map<String, Value>,
     origins: &BTreeMap<String, String>,
     labels: &BTreeMap<String, Vec<String>>,
-) -> BTreeMap<SmolStr, Vec<SmolStr>> {
-    let mut out: BTreeMap<SmolStr, Vec<SmolStr>> = BTreeMap::new();
+) -> Marks {
+    let mut out = Marks::new();
     for (name, list) in labels {
         let kept: Vec<SmolStr> = list
             .iter()
@@ -262,7 +262,7 @@ pub fn marks(
             .map(SmolStr::new)
             .collect();
         if !kept.is_empty() {
-            out.entry(SmolStr::new(name)).or_default().extend(kept);
+            out.extend(name, kept);
         }
     }
     let outside = first_outside_read(body, session);
@@ -273,18 +273,14 @@ pub fn marks(
             if let Some(call) = step.and_then(|s| session.call(s))
                 && find_tool(body, &call.tool).is_some_and(|t| t.reads_outside)
             {
-                out.entry(SmolStr::new(name))
-                    .or_default()
-                    .push(untrusted(&call.tool));
+                out.push(name, untrusted(&call.tool));
             }
             continue;
         }
         if is_model_origin(origin)
             && let Some(tool) = &outside
         {
-            out.entry(SmolStr::new(name))
-                .or_default()
-                .push(untrusted(tool));
+            out.push(name, untrusted(tool));
         }
     }
     for list in out.values_mut() {

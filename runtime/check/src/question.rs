@@ -21,7 +21,7 @@ pub fn question(
     call: &Call,
     tool: &ArchivedTool,
     reasons: &[smol_str::SmolStr],
-    tainted: &[Taint<'_>],
+    tainted: &[Taint],
     gate_question: Option<&str>,
     pivot: bool,
 ) -> String {
@@ -63,7 +63,7 @@ pub fn question(
         out.push_str(" Some values were not typed by the person: check them.");
     }
     for t in tainted {
-        let (mark, argument) = (t.mark, t.argument);
+        let (mark, argument) = (t.mark.as_str(), t.argument.as_str());
         if argument == "call" {
             out.push_str(" The call");
         } else {

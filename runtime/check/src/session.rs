@@ -35,6 +35,26 @@ pub struct Session {
     /// starts unverified.
     #[serde(skip)]
     pub(crate) verified: Verified,
+    /// A buffer the check writes the call's bytes into, kept from one check to the next (no
+    /// allocation per check). Never serialised, compared or cloned.
+    #[serde(skip)]
+    pub(crate) scratch: Scratch,
+}
+
+/// The session's scratch buffer: a clone starts empty, and it prints as its name only.
+#[derive(Default)]
+pub(crate) struct Scratch(pub Vec<u8>);
+
+impl Clone for Scratch {
+    fn clone(&self) -> Self {
+        Self(Vec::new())
+    }
+}
+
+impl std::fmt::Debug for Scratch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Scratch")
+    }
 }
 
 /// The verified prefix of a session's history: its length, the calls in it, and the key it was
@@ -101,6 +121,93 @@ impl Entry {
     }
 }
 
+/// Each argument's marks (and the call's, under `call`), ordered by argument name.
+///
+/// A call has a few arguments with marks at most, so they are kept as a sorted list of pairs:
+/// no tree node to allocate and free on every check. It serialises as a JSON object with its
+/// keys in order, as a `BTreeMap` would; read back, a repeated key keeps its last list.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(from = "BTreeMap<SmolStr, Vec<SmolStr>>")]
+pub struct Marks {
+    entries: Vec<(SmolStr, Vec<SmolStr>)>,
+}
+
+impl Marks {
+    /// No marks.
+    pub const fn new() -> Self {
+        Self {
+            entries: Vec::new(),
+        }
+    }
+
+    /// The list of `name`, added (empty, in order) when it has none yet.
+    fn list(&mut self, name: &str) -> Option<&mut Vec<SmolStr>> {
+        let at = match self.entries.binary_search_by(|(k, _)| k.as_str().cmp(name)) {
+            Ok(at) => at,
+            Err(at) => {
+                self.entries.insert(at, (SmolStr::new(name), Vec::new()));
+                at
+            }
+        };
+        self.entries.get_mut(at).map(|(_, list)| list)
+    }
+
+    /// Adds `mark` to the marks of `name`.
+    pub fn push(&mut self, name: &str, mark: SmolStr) {
+        if let Some(list) = self.list(name) {
+            list.push(mark);
+        }
+    }
+
+    /// Adds `marks` to the marks of `name`.
+    pub fn extend(&mut self, name: &str, marks: impl IntoIterator<Item = SmolStr>) {
+        if let Some(list) = self.list(name) {
+            list.extend(marks);
+        }
+    }
+
+    /// The marks of `name`.
+    pub fn get(&self, name: &str) -> Option<&[SmolStr]> {
+        self.entries
+            .binary_search_by(|(k, _)| k.as_str().cmp(name))
+            .ok()
+            .and_then(|at| self.entries.get(at))
+            .map(|(_, v)| v.as_slice())
+    }
+
+    /// Each name with its marks, ordered by name.
+    pub fn iter(&self) -> impl Iterator<Item = (&SmolStr, &Vec<SmolStr>)> {
+        self.entries.iter().map(|(k, v)| (k, v))
+    }
+
+    /// Each name's list of marks.
+    pub fn values_mut(&mut self) -> impl Iterator<Item = &mut Vec<SmolStr>> {
+        self.entries.iter_mut().map(|(_, v)| v)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+}
+
+impl From<BTreeMap<SmolStr, Vec<SmolStr>>> for Marks {
+    fn from(map: BTreeMap<SmolStr, Vec<SmolStr>>) -> Self {
+        Self {
+            entries: map.into_iter().collect(),
+        }
+    }
+}
+
+impl Serialize for Marks {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.entries.iter().map(|(k, v)| (k, v)))
+    }
+}
+
 /// A checked call, as the history records it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -121,7 +228,7 @@ pub struct CallEntry {
     pub origins: Arc<BTreeMap<String, String>>,
     /// Each argument's marks (explicit and derived) at the time of the check.
     #[serde(default)]
-    pub marks: BTreeMap<SmolStr, Vec<SmolStr>>,
+    pub marks: Marks,
     pub decision: Decision,
     pub reasons: Vec<SmolStr>,
     /// The step this call undoes, when it is an undo.
@@ -192,6 +299,7 @@ impl Session {
             entries: Vec::new(),
             tampered: false,
             verified: Verified::default(),
+            scratch: Scratch::default(),
         }
     }
 
@@ -364,6 +472,52 @@ impl Session {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn marks_serialise_and_read_back_as_a_sorted_map_does() {
+        let mut marks = Marks::new();
+        let mut map: BTreeMap<SmolStr, Vec<SmolStr>> = BTreeMap::new();
+        for (name, mark) in [
+            ("to", "untrusted:read_inbox"),
+            ("amount", "low"),
+            ("to", "untrusted"),
+            ("call", "agent:a-name-longer-than-twenty-three-bytes"),
+            ("amount", "medium"),
+        ] {
+            marks.push(name, SmolStr::new(mark));
+            map.entry(SmolStr::new(name))
+                .or_default()
+                .push(SmolStr::new(mark));
+        }
+        marks.extend("note", [SmolStr::new("high")]);
+        map.entry(SmolStr::new("note"))
+            .or_default()
+            .push(SmolStr::new("high"));
+        let json = serde_json::to_string(&marks).unwrap_or_default();
+        assert_eq!(json, serde_json::to_string(&map).unwrap_or_default());
+        assert_eq!(marks.len(), 4);
+        assert_eq!(
+            marks.get("amount"),
+            Some(&[SmolStr::new("low"), SmolStr::new("medium")][..])
+        );
+        assert_eq!(marks.get("absent"), None);
+        let names: Vec<&str> = marks.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(names, ["amount", "call", "note", "to"]);
+        let back: Marks = serde_json::from_str(&json).unwrap_or_default();
+        assert_eq!(back, marks);
+        // A repeated key keeps its last list, as a map read from JSON does.
+        let repeated: Marks = serde_json::from_str(r#"{"b":["low"],"a":["high"],"b":["medium"]}"#)
+            .unwrap_or_default();
+        assert_eq!(
+            serde_json::to_string(&repeated).unwrap_or_default(),
+            r#"{"a":["high"],"b":["medium"]}"#
+        );
+        assert!(Marks::new().is_empty());
+        assert_eq!(
+            serde_json::to_string(&Marks::new()).unwrap_or_default(),
+            "{}"
+        );
+    }
 
     #[test]
     fn a_field_added_to_an_entry_does_not_parse() {
