@@ -81,6 +81,11 @@ fn a_bot_line_in_a_message_body_starts_the_direct_flow() {
     let v = facts("define bot deny\n  \"DENY\"\n  bot deny\n  stop\n");
     assert_eq!(v["bot_messages"], json!({"deny": ["DENY"]}));
     assert_eq!(v["flows"], json!([{"id": "deny_direct", "subflow": false}]));
+    let v = facts(
+        "define bot deny\n  \"DENY\"\n  if \"dummy\" in $user_message\n    bot deny\n    stop\n",
+    );
+    assert_eq!(v["bot_messages"], json!({"deny": ["DENY"]}));
+    assert_eq!(v["flows"], json!([{"id": "deny_direct", "subflow": false}]));
     let v = facts("define user ask capabilities\n  \"x\"\n  bot y\n\ndefine flow f\n  user x\n");
     assert_eq!(v["user_messages"], json!({"ask capabilities": ["x"]}));
     assert_eq!(
