@@ -147,6 +147,12 @@ fn slice(text: &str, start: usize, end: usize) -> &str {
     text.get(start..end).unwrap_or("")
 }
 
+/// The bytes of `text[start..end]`: what the checks for ASCII marks read, without the char
+/// boundary checks of a `str` slice (every range here starts and ends at one).
+fn bytes(text: &str, start: usize, end: usize) -> &[u8] {
+    text.as_bytes().get(start..end).unwrap_or(&[])
+}
+
 fn to_u32(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
@@ -173,13 +179,13 @@ pub(crate) fn split_lines_into(file: FileId, text: &str, mut out: Lines) -> Line
     while at < text.len() {
         let p = physical(text, at);
         at = p.next;
-        if p.start == p.end || slice(text, p.start, p.end).starts_with('#') {
+        if p.start == p.end || bytes(text, p.start, p.end).starts_with(b"#") {
             continue;
         }
         let end = cut_comment(text, &p);
-        let content = slice(text, p.start, end);
+        let content = bytes(text, p.start, end);
         if let Some(open) = docstring {
-            if content.ends_with("\"\"\"") {
+            if content.ends_with(b"\"\"\"") {
                 docstring = None;
                 out.docstrings.push(Segment {
                     start: to_u32(open),
@@ -188,8 +194,8 @@ pub(crate) fn split_lines_into(file: FileId, text: &str, mut out: Lines) -> Line
             }
             continue;
         }
-        if content.starts_with("\"\"\"") {
-            if content == "\"\"\"" || !content.ends_with("\"\"\"") {
+        if content.starts_with(b"\"\"\"") {
+            if content == b"\"\"\"" || !content.ends_with(b"\"\"\"") {
                 docstring = Some(p.start);
             } else {
                 out.docstrings.push(Segment {
@@ -203,8 +209,8 @@ pub(crate) fn split_lines_into(file: FileId, text: &str, mut out: Lines) -> Line
         let first = to_u32(out.segments.len());
         // Whether a string is left open is decided on the line before its comment is cut: the
         // reference takes `"a" # note` for a string that runs on.
-        let raw = slice(text, p.start, p.end);
-        let open_string = raw.starts_with('"') && (raw.len() == 1 || !raw.ends_with('"'));
+        let raw = bytes(text, p.start, p.end);
+        let open_string = raw.starts_with(b"\"") && (raw.len() == 1 || !raw.ends_with(b"\""));
         let end = if open_string { p.end } else { end };
         at = logical_line(text, p.start, end, open_string, at, &mut out, &span);
         let count = to_u32(out.segments.len()) - first;
@@ -243,11 +249,12 @@ fn indentation(
     diagnostics: &mut Vec<Diagnostic>,
     span: &impl Fn(usize, usize) -> Span,
 ) -> u32 {
-    let lead = slice(text, p.raw, p.start);
-    if lead.bytes().all(|b| b == b' ') {
+    let lead = bytes(text, p.raw, p.start);
+    if lead.iter().all(|&b| b == b' ') {
         // Most lines: spaces only.
         return to_u32(lead.len());
     }
+    let lead = slice(text, p.raw, p.start);
     let mut column = 0u32;
     let mut tab = None;
     for (i, c) in lead.char_indices() {
@@ -340,9 +347,9 @@ fn logical_line(
     }
     let (mut seg_start, mut seg_end) = (start, end);
     loop {
-        let piece = slice(text, seg_start, seg_end);
-        let backslash = piece.ends_with('\\');
-        let or = piece.ends_with(" or") || piece == "or" && seg_start != start;
+        let piece = bytes(text, seg_start, seg_end);
+        let backslash = piece.ends_with(b"\\");
+        let or = piece.ends_with(b" or") || piece == b"or" && seg_start != start;
         if !(backslash || or) {
             out.segments.push(Segment {
                 start: to_u32(seg_start),
