@@ -160,10 +160,63 @@ pub fn collapse(text: &str) -> String {
 
 /// [`collapse`] as a name of the tree: no allocation for a short text.
 pub fn collapse_name(text: &str) -> SmolStr {
+    if let Some((start, end, collapsed)) = ascii_words(text) {
+        let name = text.get(start..end).unwrap_or("");
+        return if collapsed {
+            SmolStr::new(name)
+        } else {
+            SmolStr::from(collapse_slow(name))
+        };
+    }
     collapsed(text).map_or_else(
         || SmolStr::from(collapse_slow(super::lines::trim_str(text))),
         SmolStr::new,
     )
+}
+
+/// For an ASCII text: its trimmed range and whether the trimmed text is already collapsed (only
+/// single spaces between its words), in one pass a word at a time. `None` for any other text.
+fn ascii_words(text: &str) -> Option<(usize, usize, bool)> {
+    let bytes = text.as_bytes();
+    let blank = |b: u8| matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r');
+    let mut i = 0;
+    let mut start = None;
+    let mut end = 0;
+    let mut collapsed = true;
+    while let Some(&b) = bytes.get(i) {
+        if !b.is_ascii() {
+            return None;
+        }
+        if blank(b) {
+            // A gap between words: collapsed only when it is one space.
+            let gap = i;
+            i += 1;
+            while let Some(&b) = bytes.get(i)
+                && blank(b)
+            {
+                i += 1;
+            }
+            if start.is_some() && (i - gap != 1 || b != b' ') {
+                collapsed = false;
+            }
+            continue;
+        }
+        start.get_or_insert(i);
+        i += 1;
+        while let Some(&b) = bytes.get(i)
+            && !blank(b)
+        {
+            if !b.is_ascii() {
+                return None;
+            }
+            i += 1;
+        }
+        end = i;
+    }
+    // A gap at the end is trimmed: it does not count.
+    let start = start.unwrap_or(end);
+    let collapsed = collapsed || text.get(start..end).is_some_and(is_collapsed);
+    Some((start, end, collapsed))
 }
 
 /// The text trimmed, when it needs no other change.
@@ -172,7 +225,7 @@ fn collapsed(text: &str) -> Option<&str> {
     is_collapsed(text).then_some(text)
 }
 
-fn collapse_slow(text: &str) -> String {
+pub(crate) fn collapse_slow(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut in_string = false;
     let mut space = false;
@@ -210,23 +263,32 @@ fn is_collapsed(text: &str) -> bool {
 
 /// Runs the layout pass over the logical lines of a file.
 pub fn layout(file: FileId, text: &str, lines: &Lines) -> Layout {
+    layout_into(file, text, lines, Layout::default())
+}
+
+/// [`layout`] into the buffers of `out`, whose contents are dropped (a parse reuses the buffers
+/// of the file before).
+pub(crate) fn layout_into(file: FileId, text: &str, lines: &Lines, mut out: Layout) -> Layout {
+    out.tokens.clear();
+    out.chunks.clear();
+    out.diagnostics.clear();
+    // About one token per four bytes of text, with room for the structure tokens; about one
+    // chunk per four lines. A line's tokens and the open blocks are few.
+    out.tokens.reserve(text.len() / 4 + 16);
+    out.chunks.reserve(lines.lines.len() / 4 + 4);
     let mut cx = Ctx {
         text,
         file,
-        out: Layout {
-            // About one token per four bytes of text, with room for the structure tokens.
-            tokens: Vec::with_capacity(text.len() / 4 + 16),
-            chunks: Vec::new(),
-            diagnostics: Vec::new(),
-        },
-        stack: vec![Level {
-            indent: 0,
-            mode: Mode::Top,
-            last: Last::Nothing,
-            flat: false,
-        }],
-        line_toks: Vec::new(),
+        out,
+        stack: Vec::with_capacity(8),
+        line_toks: Vec::with_capacity(32),
     };
+    cx.stack.push(Level {
+        indent: 0,
+        mode: Mode::Top,
+        last: Last::Nothing,
+        flat: false,
+    });
     let mut opener: Option<Opener> = None;
     let mut skip_above: Option<u32> = None;
     let mut chunk_start = 0usize;

@@ -60,11 +60,25 @@ struct Physical {
     end: usize,
     /// Start of the next physical line.
     next: usize,
+    /// Whether the line holds a `#` (so perhaps a comment to cut).
+    hash: bool,
 }
 
 fn physical(text: &str, at: usize) -> Physical {
     let rest = text.get(at..).unwrap_or("");
-    let len = memchr::memchr(b'\n', rest.as_bytes()).unwrap_or(rest.len());
+    let bytes = rest.as_bytes();
+    // One search finds the line's end on most lines: those without a `#`.
+    let (len, hash) = match memchr::memchr2(b'\n', b'#', bytes) {
+        Some(i) if bytes.get(i) == Some(&b'#') => {
+            let after = bytes.get(i + 1..).unwrap_or(&[]);
+            (
+                memchr::memchr(b'\n', after).map_or(bytes.len(), |j| i + 1 + j),
+                true,
+            )
+        }
+        Some(i) => (i, false),
+        None => (bytes.len(), false),
+    };
     let raw = rest.get(..len).unwrap_or("");
     let (start, end) = trim(raw);
     let (start, end) = (at + start, at + end);
@@ -73,6 +87,7 @@ fn physical(text: &str, at: usize) -> Physical {
         start,
         end,
         next: at + len + 1,
+        hash,
     }
 }
 
@@ -104,10 +119,11 @@ pub(crate) fn trim_str(text: &str) -> &str {
     text.get(start..end).unwrap_or("")
 }
 
-/// The end of `text[start..end]` once a `#` comment outside double quotes is cut, trimmed.
-fn cut_comment(text: &str, start: usize, end: usize) -> usize {
+/// The end of `p`'s content once a `#` comment outside double quotes is cut, trimmed.
+fn cut_comment(text: &str, p: &Physical) -> usize {
+    let (start, end) = (p.start, p.end);
     let bytes = text.as_bytes().get(start..end).unwrap_or(&[]);
-    if memchr::memchr(b'#', bytes).is_none() {
+    if !p.hash {
         // Most lines: nothing to cut, and `text[start..end]` is already trimmed.
         return end;
     }
@@ -131,32 +147,45 @@ fn slice(text: &str, start: usize, end: usize) -> &str {
     text.get(start..end).unwrap_or("")
 }
 
+/// The bytes of `text[start..end]`: what the checks for ASCII marks read, without the char
+/// boundary checks of a `str` slice (every range here starts and ends at one).
+fn bytes(text: &str, start: usize, end: usize) -> &[u8] {
+    text.as_bytes().get(start..end).unwrap_or(&[])
+}
+
 fn to_u32(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
 
 /// Splits `text` into logical lines.
 pub fn split_lines(file: FileId, text: &str) -> Lines {
+    split_lines_into(file, text, Lines::default())
+}
+
+/// [`split_lines`] into the buffers of `out`, whose contents are dropped (a parse reuses the
+/// buffers of the file before).
+pub(crate) fn split_lines_into(file: FileId, text: &str, mut out: Lines) -> Lines {
     // About one logical line per 24 bytes of text.
     let estimate = text.len() / 24 + 8;
-    let mut out = Lines {
-        lines: Vec::with_capacity(estimate),
-        segments: Vec::with_capacity(estimate),
-        ..Lines::default()
-    };
+    out.lines.clear();
+    out.segments.clear();
+    out.docstrings.clear();
+    out.diagnostics.clear();
+    out.lines.reserve(estimate);
+    out.segments.reserve(estimate);
     let mut at = 0;
     let mut docstring: Option<usize> = None;
     let span = |s: usize, e: usize| Span::new(file, to_u32(s), to_u32(e));
     while at < text.len() {
         let p = physical(text, at);
         at = p.next;
-        if p.start == p.end || slice(text, p.start, p.end).starts_with('#') {
+        if p.start == p.end || bytes(text, p.start, p.end).starts_with(b"#") {
             continue;
         }
-        let end = cut_comment(text, p.start, p.end);
-        let content = slice(text, p.start, end);
+        let end = cut_comment(text, &p);
+        let content = bytes(text, p.start, end);
         if let Some(open) = docstring {
-            if content.ends_with("\"\"\"") {
+            if content.ends_with(b"\"\"\"") {
                 docstring = None;
                 out.docstrings.push(Segment {
                     start: to_u32(open),
@@ -165,8 +194,8 @@ pub fn split_lines(file: FileId, text: &str) -> Lines {
             }
             continue;
         }
-        if content.starts_with("\"\"\"") {
-            if content == "\"\"\"" || !content.ends_with("\"\"\"") {
+        if content.starts_with(b"\"\"\"") {
+            if content == b"\"\"\"" || !content.ends_with(b"\"\"\"") {
                 docstring = Some(p.start);
             } else {
                 out.docstrings.push(Segment {
@@ -180,8 +209,8 @@ pub fn split_lines(file: FileId, text: &str) -> Lines {
         let first = to_u32(out.segments.len());
         // Whether a string is left open is decided on the line before its comment is cut: the
         // reference takes `"a" # note` for a string that runs on.
-        let raw = slice(text, p.start, p.end);
-        let open_string = raw.starts_with('"') && (raw.len() == 1 || !raw.ends_with('"'));
+        let raw = bytes(text, p.start, p.end);
+        let open_string = raw.starts_with(b"\"") && (raw.len() == 1 || !raw.ends_with(b"\""));
         let end = if open_string { p.end } else { end };
         at = logical_line(text, p.start, end, open_string, at, &mut out, &span);
         let count = to_u32(out.segments.len()) - first;
@@ -220,6 +249,11 @@ fn indentation(
     diagnostics: &mut Vec<Diagnostic>,
     span: &impl Fn(usize, usize) -> Span,
 ) -> u32 {
+    let lead = bytes(text, p.raw, p.start);
+    if lead.iter().all(|&b| b == b' ') {
+        // Most lines: spaces only.
+        return to_u32(lead.len());
+    }
     let lead = slice(text, p.raw, p.start);
     let mut column = 0u32;
     let mut tab = None;
@@ -313,9 +347,9 @@ fn logical_line(
     }
     let (mut seg_start, mut seg_end) = (start, end);
     loop {
-        let piece = slice(text, seg_start, seg_end);
-        let backslash = piece.ends_with('\\');
-        let or = piece.ends_with(" or") || piece == "or" && seg_start != start;
+        let piece = bytes(text, seg_start, seg_end);
+        let backslash = piece.ends_with(b"\\");
+        let or = piece.ends_with(b" or") || piece == b"or" && seg_start != start;
         if !(backslash || or) {
             out.segments.push(Segment {
                 start: to_u32(seg_start),
@@ -355,7 +389,7 @@ fn logical_line(
             return at;
         }
         seg_start = p.start;
-        seg_end = cut_comment(text, p.start, p.end);
+        seg_end = cut_comment(text, &p);
         if seg_end == seg_start {
             return at;
         }

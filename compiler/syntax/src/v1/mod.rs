@@ -28,11 +28,25 @@ generated_parser!(grammar, "/colang_v1.rs");
 // "expected …" lists, so it parses clean files only and its errors are never reported.
 generated_parser!(grammar_clean, "/colang_v1_clean.rs");
 
+thread_local! {
+    /// The line and layout buffers of the last file parsed on this thread, reused by the next
+    /// one: a file of a few kilobytes would otherwise allocate and free them for each parse.
+    /// Taken out while in use, so a parse that finds none (the first, or one inside another)
+    /// allocates its own.
+    static SCRATCH: std::cell::Cell<Option<(lines::Lines, layout::Layout)>> =
+        const { std::cell::Cell::new(None) };
+}
+
+/// The most layout tokens whose buffers [`SCRATCH`] keeps (with the line buffers of that file):
+/// a large input's buffers are freed, not held by the thread.
+const SCRATCH_TOKENS: usize = 1 << 16;
+
 /// Parses a Colang 1.0 file. The module holds every definition that could be read; the
 /// diagnostics (sorted by position) say what could not.
 pub fn parse_v1(file: FileId, text: &str) -> Parse<Module> {
-    let mut lines = lines::split_lines(file, text);
-    let mut layout = layout::layout(file, text, &lines);
+    let (lines_buf, layout_buf) = SCRATCH.take().unwrap_or_default();
+    let mut lines = lines::split_lines_into(file, text, lines_buf);
+    let mut layout = layout::layout_into(file, text, &lines, layout_buf);
     let mut diagnostics = std::mem::take(&mut lines.diagnostics);
     diagnostics.append(&mut layout.diagnostics);
     let mut items = parse_items(file, text, &layout, &mut diagnostics);
@@ -40,7 +54,7 @@ pub fn parse_v1(file: FileId, text: &str) -> Parse<Module> {
         if let Item::Flow(flow) = item
             && flow.name.is_none()
         {
-            flow.id = inspect::anonymous_id_at(text, &lines, flow.header.start).into();
+            flow.id = inspect::anonymous_id_at(text, &lines, flow.header.start);
         }
     }
     let docstrings = lines
@@ -48,6 +62,9 @@ pub fn parse_v1(file: FileId, text: &str) -> Parse<Module> {
         .iter()
         .map(|s| stalwart_diagnostics::Span::new(file, s.start, s.end))
         .collect();
+    if layout.tokens.capacity() <= SCRATCH_TOKENS {
+        SCRATCH.set(Some((lines, layout)));
+    }
     let module = Module { items, docstrings };
     validate::validate(&module, &mut diagnostics);
     stalwart_diagnostics::sort(&mut diagnostics);

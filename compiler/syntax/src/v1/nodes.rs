@@ -288,12 +288,117 @@ fn name_end(text: &str) -> usize {
     text.len()
 }
 
+/// What [`message_name`] finds in an ASCII message name.
+struct MessageName {
+    /// Where the name ends, as [`name_end`] says.
+    cut: usize,
+    /// The name trimmed.
+    start: usize,
+    end: usize,
+    /// Whether the trimmed name is already collapsed (only single spaces between its words).
+    collapsed: bool,
+}
+
+/// How [`message_name`] reads a byte.
+const PLAIN: u8 = 0;
+const SPACE: u8 = 1;
+/// ASCII whitespace other than a space.
+const BLANK: u8 = 2;
+/// A byte that ends a name: `(`, a quote, `$` or `{`.
+const STOP: u8 = 3;
+const WIDE: u8 = 4;
+
+fn message_byte(b: u8) -> u8 {
+    match b {
+        b' ' => SPACE,
+        b'\t' | b'\n' | 0x0b | 0x0c | b'\r' => BLANK,
+        b'(' | b'"' | b'\'' | b'$' | b'{' => STOP,
+        0x80.. => WIDE,
+        _ => PLAIN,
+    }
+}
+
+/// [`name_end`], the trimmed range of the name before it and whether that name is collapsed, in
+/// one pass a word at a time; `None` when a non-ASCII byte comes before the end (then a
+/// whitespace character may be a Unicode one: the caller takes the general path).
+fn message_name(text: &str) -> Option<MessageName> {
+    let bytes = text.as_bytes();
+    let class = |i: usize| bytes.get(i).map(|&b| message_byte(b));
+    let mut i = 0;
+    let mut start = None;
+    let mut end = 0;
+    let mut collapsed = true;
+    // The whitespace since the last word: how many bytes, and whether all are spaces.
+    let mut gap = 0usize;
+    let mut gap_spaces = true;
+    let cut = loop {
+        match class(i) {
+            None => break text.len(),
+            Some(PLAIN) => {
+                if gap > 0 || i == 0 {
+                    let rest = bytes.get(i..).unwrap_or(&[]);
+                    if i > 0
+                        && [&b"with "[..], b"for ", b"as "]
+                            .iter()
+                            .any(|w| rest.starts_with(w))
+                    {
+                        break i;
+                    }
+                }
+                if start.is_none() {
+                    start = Some(i);
+                } else if gap != 1 || !gap_spaces {
+                    collapsed = false;
+                }
+                i += 1;
+                while class(i) == Some(PLAIN) {
+                    i += 1;
+                }
+                end = i;
+                gap = 0;
+                gap_spaces = true;
+            }
+            Some(SPACE) => {
+                gap += 1;
+                i += 1;
+            }
+            Some(BLANK) => {
+                gap += 1;
+                gap_spaces = false;
+                i += 1;
+            }
+            Some(STOP) => break i,
+            Some(_) => return None,
+        }
+    };
+    Some(MessageName {
+        cut,
+        start: start.unwrap_or(end),
+        end,
+        collapsed,
+    })
+}
+
 /// Splits a `user`/`bot` line's text into the name and what follows.
 fn split_message(src: &str, file: FileId, (l, r): R) -> (Text, Option<R>) {
     let text = slice(src, (l, r));
-    let cut = l + name_end(text);
-    let name_text = collapse_name(slice(src, (l, cut)));
-    let name_r = (l, l + slice(src, (l, cut)).trim_end().len());
+    let (cut, name_text, name_end_at) = match message_name(text) {
+        Some(m) => {
+            let name = text.get(m.start..m.end).unwrap_or("");
+            let name_text = if m.collapsed {
+                SmolStr::new(name)
+            } else {
+                SmolStr::from(super::layout::collapse_slow(name))
+            };
+            (l + m.cut, name_text, l + m.end)
+        }
+        None => {
+            let cut = l + name_end(text);
+            let name = slice(src, (l, cut));
+            (cut, collapse_name(name), l + name.trim_end().len())
+        }
+    };
+    let name_r = (l, name_end_at);
     let name_text = match name_text.as_str() {
         "something" | "something else" => SmolStr::new_inline("*"),
         _ => name_text,
@@ -637,4 +742,60 @@ pub fn generic(src: &str, file: FileId, whole: R, keyword: R, t: Option<R>) -> S
 
 pub fn error(file: FileId, whole: R) -> Stmt {
     stmt(file, whole, StmtKind::Error)
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::super::layout::{collapse, collapse_name};
+    use super::{message_name, name_end};
+
+    /// The one-pass reading of a message name gives what `name_end`, `collapse` and `trim_end`
+    /// give; the name as a whole goes through `collapse_name` the same as through `collapse`.
+    fn same_as_general_path(text: &str) {
+        assert_eq!(collapse_name(text).as_str(), collapse(text), "{text:?}");
+        let Some(m) = message_name(text) else {
+            assert!(
+                !text.get(..name_end(text)).unwrap_or("").is_ascii(),
+                "{text:?}"
+            );
+            return;
+        };
+        let cut = name_end(text);
+        assert_eq!(m.cut, cut, "{text:?}");
+        let name = text.get(..cut).unwrap_or("");
+        assert_eq!(m.end, name.trim_end().len(), "{text:?}");
+        let trimmed = text.get(m.start..m.end).unwrap_or("");
+        assert_eq!(trimmed, name.trim(), "{text:?}");
+        assert_eq!(m.collapsed, collapse(name) == trimmed, "{text:?}");
+    }
+
+    #[test]
+    fn message_names_read_in_one_pass_match_the_general_path() {
+        for text in [
+            "",
+            " ",
+            "express greeting",
+            "  express  greeting ",
+            "ask\tabout with $x",
+            "ask for help",
+            "inform as \"x\"",
+            "with x",
+            " with x",
+            "a (b)",
+            "a\u{a0}b with c",
+            "a\x0bb",
+            "a b  ",
+        ] {
+            same_as_general_path(text);
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn message_names_match(text in "[ \t\x0bab(\"$é]{0,6}(with |for |as )?[ \ta-c\u{a0}]{0,6}") {
+            same_as_general_path(&text);
+        }
+    }
 }
