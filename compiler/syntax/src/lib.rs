@@ -29,6 +29,9 @@ pub mod sheet;
 pub mod v1;
 pub mod v2;
 
+#[cfg(test)]
+mod test_inputs;
+
 pub use detect::{Dialect, detect_dialect, dialect_from_config};
 pub use expr::parse_condition;
 /// The string type of names in the trees: inline up to 23 bytes.

@@ -6,6 +6,8 @@
 use proptest::prelude::*;
 use stalwart_diagnostics::FileId;
 
+use crate::test_inputs::{cut_and_left_out, input_texts};
+
 use super::TextRuns;
 use crate::v1::ast::Item;
 use crate::v1::{grammar_clean, layout, lines, nodes};
@@ -29,39 +31,14 @@ fn same_items(text: &str) -> bool {
     whole.is_some()
 }
 
-fn input_texts() -> Vec<String> {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut texts = Vec::new();
-    for dir in [
-        root.join("../../../shared/corpus/colang/v1"),
-        root.join("test_data/v1/ok"),
-        root.join("test_data/v1/err"),
-    ] {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries {
-            let bytes = std::fs::read(entry.unwrap().path()).unwrap();
-            texts.push(String::from_utf8_lossy(&bytes).into_owned());
-        }
-    }
-    texts
-}
-
 #[test]
 fn merged_runs_parse_as_the_whole_stream_on_files_cut_and_with_lines_left_out() {
-    let texts = input_texts();
+    let texts = input_texts("v1");
     assert!(!texts.is_empty(), "no input files");
     let mut accepted = 0;
     for text in &texts {
-        let lines: Vec<&str> = text.split_inclusive('\n').collect();
-        for cut in 0..=lines.len() {
-            accepted += usize::from(same_items(&lines[..cut].concat()));
-        }
-        for left_out in 0..lines.len() {
-            let mut kept = lines.clone();
-            kept.remove(left_out);
-            accepted += usize::from(same_items(&kept.concat()));
+        for variant in cut_and_left_out(text) {
+            accepted += usize::from(same_items(&variant));
         }
     }
     assert!(accepted > texts.len(), "only {accepted} inputs accepted");

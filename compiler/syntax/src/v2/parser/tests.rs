@@ -6,6 +6,8 @@
 use proptest::prelude::*;
 use stalwart_diagnostics::FileId;
 
+use crate::test_inputs::{cut_and_left_out, input_texts};
+
 use super::{NameRuns, Pending, colang_v2_clean};
 use crate::v2::ast::Stmt;
 use crate::v2::layout::layout;
@@ -30,39 +32,14 @@ fn merged_agrees(text: &str) -> bool {
     merged.is_some()
 }
 
-fn input_texts() -> Vec<String> {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut texts = Vec::new();
-    for dir in [
-        root.join("../../../shared/corpus/colang/v2"),
-        root.join("test_data/v2/ok"),
-        root.join("test_data/v2/err"),
-    ] {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries {
-            let bytes = std::fs::read(entry.unwrap().path()).unwrap();
-            texts.push(String::from_utf8_lossy(&bytes).into_owned());
-        }
-    }
-    texts
-}
-
 #[test]
 fn merged_stream_parses_as_the_whole_one_on_files_cut_and_with_lines_left_out() {
-    let texts = input_texts();
+    let texts = input_texts("v2");
     assert!(!texts.is_empty(), "no input files");
     let mut accepted = 0;
     for text in &texts {
-        let lines: Vec<&str> = text.split_inclusive('\n').collect();
-        for cut in 0..=lines.len() {
-            accepted += usize::from(merged_agrees(&lines[..cut].concat()));
-        }
-        for left_out in 0..lines.len() {
-            let mut kept = lines.clone();
-            kept.remove(left_out);
-            accepted += usize::from(merged_agrees(&kept.concat()));
+        for variant in cut_and_left_out(text) {
+            accepted += usize::from(merged_agrees(&variant));
         }
     }
     assert!(accepted > texts.len(), "only {accepted} inputs accepted");
@@ -70,7 +47,7 @@ fn merged_stream_parses_as_the_whole_one_on_files_cut_and_with_lines_left_out() 
 
 #[test]
 fn every_clean_corpus_file_is_accepted_with_the_merged_stream() {
-    for text in input_texts() {
+    for text in input_texts("v2") {
         let layout = layout(FileId(0), &text);
         if parse_clean(&text, layout.toks.iter().copied()).is_some() {
             assert!(merged_agrees(&text), "{text}");
