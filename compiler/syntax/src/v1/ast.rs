@@ -161,20 +161,18 @@ impl Stmt {
     /// written.
     pub fn walk<'a>(&'a self, f: &mut dyn FnMut(&'a Stmt)) {
         f(self);
-        let bodies: Vec<&'a [Stmt]> = match &self.kind {
-            StmtKind::If(i) => i
-                .branches
-                .iter()
-                .map(|b| b.body.as_slice())
-                .chain(i.else_body.as_deref())
-                .collect(),
-            StmtKind::When(w) => w.branches.iter().map(|b| b.body.as_slice()).collect(),
-            StmtKind::While(w) => vec![w.body.as_slice()],
-            StmtKind::Any(body) => vec![body.as_slice()],
-            _ => return,
-        };
-        for s in bodies.into_iter().flatten() {
-            s.walk(f);
+        let mut each = |body: &'a [Stmt]| body.iter().for_each(|s| s.walk(f));
+        match &self.kind {
+            StmtKind::If(i) => {
+                i.branches.iter().for_each(|b| each(&b.body));
+                if let Some(body) = &i.else_body {
+                    each(body);
+                }
+            }
+            StmtKind::When(w) => w.branches.iter().for_each(|b| each(&b.body)),
+            StmtKind::While(w) => each(&w.body),
+            StmtKind::Any(body) => each(body),
+            _ => {}
         }
     }
 }
