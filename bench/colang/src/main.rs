@@ -10,6 +10,10 @@ mod fuzz;
 mod mutate;
 mod timing;
 
+/// The allocator of the `stalwart` binary, so that the figures are the ones its users see.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::process::ExitCode;
 
 use corpus::Dialect;
