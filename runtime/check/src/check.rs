@@ -465,21 +465,11 @@ fn finish(
         (true, None) => marks(body, session, &call.arguments, &call.origins, &call.labels),
         (false, _) => Marks::new(),
     };
-    // The token and the key cover the session's id and agent, not its entries: they are worked
-    // out before the entry takes the digest.
-    match check.decision {
-        Decision::Confirm => {
-            let expiry = env
-                .now
-                .saturating_add(body.settings.confirmation_expiry_secs.to_native());
-            check.confirmation = Some(token::issue(
-                env, session, &call.tool, &digest, step, expiry,
-            ));
-        }
-        Decision::Allow => {
-            check.idempotency_key = Some(token::idempotency_key(env, session, step, &digest))
-        }
-        Decision::Refuse => {}
+    // The idempotency key covers the session's id, not its entries: it is worked out before the
+    // entry takes the digest. The confirmation token covers the confirm's entry: it is worked
+    // out after the entry is signed.
+    if check.decision == Decision::Allow {
+        check.idempotency_key = Some(token::idempotency_key(env, session, step, &digest));
     }
     let entry = CallEntry {
         step,
@@ -497,6 +487,13 @@ fn finish(
     };
     history::append_call(env.key, session, entry, &mut written);
     session.scratch.0 = written;
+    if check.decision == Decision::Confirm {
+        let expiry = env
+            .now
+            .saturating_add(body.settings.confirmation_expiry_secs.to_native());
+        let signed = session.entries().last().map_or("", Entry::token);
+        check.confirmation = Some(token::issue(env, signed, step, expiry));
+    }
     check
 }
 

@@ -14,7 +14,7 @@ use crate::canonical::{
     Sink, base64url, base64url_decode, base64url_is, encode_hash, hash_text, write_object,
     write_str, write_u64, write_value,
 };
-use crate::session::{CallEntry, Entry, Session, Verified};
+use crate::session::{CallEntry, Entry, Session};
 
 /// The key file ("the licence"): the MAC key, an id and an expiry.
 #[derive(Clone)]
@@ -284,8 +284,10 @@ pub fn verify(key: &Key, session: &Session) -> bool {
 /// the runtime itself has signed since it was last verified needs no work here; a history read
 /// from outside, or verified with another key, is verified in full.
 pub fn verify_session(key: &Key, session: &mut Session) -> bool {
-    let memo = session.verified;
-    let (len, calls) = if memo.key == key.fingerprint && memo.len <= session.entries().len() {
+    let memo = &session.verified;
+    let (len, calls) = if memo.holds_for(key.fingerprint, &session.id, &session.agent)
+        && memo.len <= session.entries().len()
+    {
         (memo.len, memo.calls)
     } else {
         (0, 0)
@@ -295,11 +297,17 @@ pub fn verify_session(key: &Key, session: &mut Session) -> bool {
     }
     match verify_from(key, session, len, calls) {
         Some(calls) => {
-            session.verified = Verified {
-                len: session.entries().len(),
-                calls,
-                key: key.fingerprint,
-            };
+            let len = session.entries().len();
+            let memo = &mut session.verified;
+            memo.len = len;
+            memo.calls = calls;
+            memo.key = key.fingerprint;
+            if memo.id != session.id {
+                memo.id.clone_from(&session.id);
+            }
+            if memo.agent != session.agent {
+                memo.agent.clone_from(&session.agent);
+            }
             true
         }
         None => false,
@@ -426,6 +434,36 @@ mod tests {
         assert!(verify_session(&a, &mut s));
         assert!(!verify_session(&b, &mut s), "signed with a, not b");
         assert!(verify_session(&a, &mut s));
+    }
+
+    #[test]
+    fn a_held_history_whose_id_or_agent_changed_is_verified_again() {
+        let key = Key::new("a", [1; 32], 0);
+        let mut s = Session::new("desk", "s1");
+        append(&key, &mut s, turn("hello"));
+        assert!(verify_session(&key, &mut s));
+        s.id = "s2".into();
+        assert!(
+            !verify_session(&key, &mut s),
+            "the chain starts from the id"
+        );
+        append(&key, &mut s, turn("appended under the new id"));
+        assert!(!verify_session(&key, &mut s));
+        s.id = "s1".into();
+        s.agent = "billing".into();
+        assert!(
+            !verify_session(&key, &mut s),
+            "the chain starts from the agent"
+        );
+        s.agent = "desk".into();
+        assert!(
+            verify_session(&key, &mut s),
+            "signed over the chain of s1 and desk"
+        );
+        let mut fresh = Session::new("desk", "s1");
+        fresh.id = "s3".into();
+        append(&key, &mut fresh, turn("first entry under the new id"));
+        assert!(verify_session(&key, &mut fresh));
     }
 
     #[test]

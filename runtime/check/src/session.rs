@@ -57,17 +57,28 @@ impl std::fmt::Debug for Scratch {
     }
 }
 
-/// The verified prefix of a session's history: its length, the calls in it, and the key it was
-/// verified with (by fingerprint).
+/// The verified prefix of a session's history: its length, the calls in it, the key it was
+/// verified with (by fingerprint), and the session's id and agent it was verified for.
 ///
-/// INVARIANT: `entries[..len]` verifies with the key whose fingerprint is `key`, and holds
-/// `calls` call entries. Only `history::verify_session` and `history::append` raise `len`; every
-/// other change to `entries` lowers it to what still holds.
-#[derive(Debug, Clone, Copy, Default)]
+/// INVARIANT: `entries[..len]` verifies with the key whose fingerprint is `key`, for a session
+/// with this `id` and `agent` (the chain starts from them), and holds `calls` call entries. Only
+/// `history::verify_session` and `history::append` raise `len`; every other change to `entries`
+/// lowers it to what still holds. A session whose `id` or `agent` no longer equals the memo's
+/// is verified in full again.
+#[derive(Debug, Clone, Default)]
 pub(crate) struct Verified {
     pub len: usize,
     pub calls: u32,
     pub key: [u8; 16],
+    pub id: String,
+    pub agent: String,
+}
+
+impl Verified {
+    /// Whether the memo was made for this session's id and agent with this key.
+    pub fn holds_for(&self, key: [u8; 16], id: &str, agent: &str) -> bool {
+        self.key == key && self.id == id && self.agent == agent
+    }
 }
 
 /// Two sessions are equal when their agent, id and history are: what has been verified of them
@@ -355,17 +366,26 @@ impl Session {
 
     /// Appends an entry already signed over the chain (`history::append`).
     pub(crate) fn push_signed(&mut self, entry: Entry, key: [u8; 16]) {
-        // An empty history is verified under any key.
+        // An empty history is verified under any key, for any id and agent.
+        let empty = self.entries.is_empty();
         let whole = self.verified.len == self.entries.len()
-            && (self.verified.key == key || self.entries.is_empty());
+            && (empty || self.verified.holds_for(key, &self.id, &self.agent));
         let call = matches!(entry, Entry::Call(_));
         self.entries.push(entry);
         if whole {
-            self.verified = Verified {
-                len: self.entries.len(),
-                calls: self.verified.calls + u32::from(call),
-                key,
-            };
+            let memo = &mut self.verified;
+            if empty {
+                memo.calls = 0;
+                memo.key = key;
+                if memo.id != self.id {
+                    memo.id.clone_from(&self.id);
+                }
+                if memo.agent != self.agent {
+                    memo.agent.clone_from(&self.agent);
+                }
+            }
+            memo.len = self.entries.len();
+            memo.calls += u32::from(call);
         }
     }
 

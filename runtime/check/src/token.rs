@@ -1,7 +1,8 @@
 //! Confirmation tokens and idempotency keys (DESIGN §5.5).
 //!
-//! A token is `<step>.<expiry>.<mac>`: the MAC covers the session (id and agent), the tool, the
-//! digest of the arguments, the step the confirm was asked at and the expiry. It covers a later
+//! A token is `<step>.<expiry>.<mac>`: the MAC covers the signature (entry token) of the confirm
+//! asked at `step`, and the expiry. That signature covers the session (the chain starts from its
+//! id and agent), the tool, the digest of the arguments and the step, so the token covers a later
 //! check of exactly that call while that confirm is still the newest call entry of the history,
 //! and not after the expiry.
 
@@ -43,34 +44,22 @@ fn mac_framed(env: Env<'_>, parts: &[&str], tail: &[&[u8]]) -> [u8; 32] {
     *env.key.mac(buf.get(..at).unwrap_or(&[])).as_bytes()
 }
 
-fn mac(
-    env: Env<'_>,
-    session: &Session,
-    tool: &str,
-    digest: &str,
-    step: u32,
-    expiry: u64,
-) -> [u8; 32] {
-    let parts = [
-        "confirm",
-        session.id.as_str(),
-        session.agent.as_str(),
-        tool,
-        digest,
-    ];
-    mac_framed(env, &parts, &[&step.to_le_bytes(), &expiry.to_le_bytes()])
+/// The MAC of a confirmation: the confirm's entry token, the expiry, then the word `confirm`. The
+/// parts after the token have fixed sizes, so the input reads one way only; it fits one BLAKE3
+/// block. It cannot be the input of another MAC under the key: an entry's starts with the
+/// 8-byte length of the token before it, an idempotency key's with the length of its word, and
+/// neither length's bytes are base64url characters.
+fn confirm_mac(env: Env<'_>, entry_token: &str, expiry: u64) -> [u8; 32] {
+    mac_framed(
+        env,
+        &[],
+        &[entry_token.as_bytes(), &expiry.to_le_bytes(), b"confirm"],
+    )
 }
 
-/// The token of a confirm asked at `step`.
-pub fn issue(
-    env: Env<'_>,
-    session: &Session,
-    tool: &str,
-    digest: &str,
-    step: u32,
-    expiry: u64,
-) -> String {
-    let encoded = encode_hash(&mac(env, session, tool, digest, step, expiry));
+/// The token of the confirm asked at `step`, whose entry's token is `entry_token`.
+pub fn issue(env: Env<'_>, entry_token: &str, step: u32, expiry: u64) -> String {
+    let encoded = encode_hash(&confirm_mac(env, entry_token, expiry));
     // Written as bytes and read as text once: digits, dots and base64url are ASCII.
     let mut out = Vec::with_capacity(64);
     write_u64(&mut out, u64::from(step));
@@ -81,7 +70,8 @@ pub fn issue(
     String::from_utf8(out).unwrap_or_default()
 }
 
-/// Whether `token` covers this call at this point of this session's history.
+/// Whether `token` covers this call at this point of this session's history (a history that
+/// verifies: the newest call entry's token is its signature).
 pub fn covers(env: Env<'_>, session: &Session, token: &str, tool: &str, digest: &str) -> bool {
     let mut parts = token.splitn(3, '.');
     let (Some(step), Some(expiry), Some(given)) = (parts.next(), parts.next(), parts.next()) else {
@@ -103,10 +93,7 @@ pub fn covers(env: Env<'_>, session: &Session, token: &str, tool: &str, digest: 
     {
         return false;
     }
-    base64url_is(
-        &mac(env, session, tool, digest, step, expiry),
-        given.as_bytes(),
-    )
+    base64url_is(&confirm_mac(env, &newest.token, expiry), given.as_bytes())
 }
 
 /// The idempotency key of an allowed call: derived from session, step and argument digest.
