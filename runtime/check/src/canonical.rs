@@ -278,26 +278,38 @@ fn special_lanes(w: u64) -> u64 {
 /// The index of the first byte at or after `from` that needs an escape. Eight bytes are tested
 /// at a time: a byte below 0x20, or equal to `"` or `\`, sets the high bit of its lane in
 /// `special`; a lane above a flagged one may be flagged falsely (a borrow), never one below, so
-/// the lowest flag is exact.
+/// the lowest flag is exact. The last partial word is tested as the eight bytes that end the
+/// text: its lanes over bytes tested already hold no escape, so its lowest flag is exact too.
 #[inline]
 fn next_escape(bytes: &[u8], from: usize) -> Option<usize> {
     let rest = bytes.get(from..)?;
-    let mut base = from;
-    let mut words = rest.chunks_exact(8);
-    for word in &mut words {
-        let w = u64::from_le_bytes(<[u8; 8]>::try_from(word).unwrap_or([0; 8]));
-        let special = special_lanes(w);
-        if special != 0 {
-            return Some(base + (special.trailing_zeros() / 8) as usize);
-        }
-        base += 8;
+    let word_at = |at: usize| -> u64 {
+        let word = rest.get(at..at + 8).unwrap_or(&[0; 8]);
+        u64::from_le_bytes(<[u8; 8]>::try_from(word).unwrap_or([0; 8]))
+    };
+    if rest.len() < 8 {
+        // Fewer than eight bytes, one by one: copying them into a padded word costs a call.
+        return rest
+            .iter()
+            .position(|&b| b < 0x20 || b == b'"' || b == b'\\')
+            .map(|at| from + at);
     }
-    // The last (up to seven) bytes one by one: copying them into a padded word costs a call.
-    words
-        .remainder()
-        .iter()
-        .position(|&b| b < 0x20 || b == b'"' || b == b'\\')
-        .map(|at| base + at)
+    let mut at = 0;
+    while at + 8 <= rest.len() {
+        let special = special_lanes(word_at(at));
+        if special != 0 {
+            return Some(from + at + (special.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    if at < rest.len() {
+        let last = rest.len() - 8;
+        let special = special_lanes(word_at(last));
+        if special != 0 {
+            return Some(from + last + (special.trailing_zeros() / 8) as usize);
+        }
+    }
+    None
 }
 
 /// BLAKE3 of the arguments' canonical JSON, base64url.
@@ -438,6 +450,29 @@ mod tests {
                 for special in ['"', '\\', '\n', '\u{1f}', '\u{0}'] {
                     let text: String = (0..len)
                         .map(|i| if i == at { special } else { 'a' })
+                        .collect();
+                    let mut buf = Vec::new();
+                    write_str(&mut buf, &text);
+                    assert_eq!(
+                        String::from_utf8(buf).unwrap(),
+                        serde_json::to_string(&text).unwrap()
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_pair_of_escapes_is_found_in_short_texts() {
+        for len in 2..24 {
+            for first in 0..len {
+                for second in first + 1..len {
+                    let text: String = (0..len)
+                        .map(|i| match i {
+                            i if i == first => '"',
+                            i if i == second => '\n',
+                            _ => 'a',
+                        })
                         .collect();
                     let mut buf = Vec::new();
                     write_str(&mut buf, &text);

@@ -4,7 +4,8 @@
 //! `token_{-1}` the session's id and agent. Verification recomputes the chain: an edited,
 //! removed, reordered, truncated or foreign entry breaks it. Call entries are also checked to
 //! number their steps from 1 and to carry the digest of their own arguments, and outcomes to
-//! name an earlier call.
+//! name an earlier call. A call's canonical form leaves out its digest: the digest is a function
+//! of the arguments, which are signed, and verification recomputes it.
 
 use std::ops::Range;
 
@@ -166,8 +167,8 @@ fn link(
     (blake3::keyed_hash(&key.secret, buf), range)
 }
 
-/// The canonical JSON of an entry without its token (keys in sorted order): the bytes its token
-/// covers after the previous token.
+/// The canonical JSON of an entry without its token, nor a call's digest (keys in sorted order):
+/// the bytes its token covers after the previous token.
 pub fn canonical_entry(entry: &Entry) -> Vec<u8> {
     let mut buf = Vec::with_capacity(512);
     write_entry(&mut buf, entry);
@@ -226,9 +227,9 @@ fn write_call(out: &mut Vec<u8>, c: &CallEntry, arguments: Option<Range<usize>>)
     out.put(b",\"at\":");
     write_u64(out, c.at);
     out.put(b",\"decision\":");
-    write_str(out, c.decision.as_str());
-    out.put(b",\"digest\":");
-    write_str(out, &c.digest);
+    // A decision's word is one of three lowercase words: nothing to escape.
+    out.put_quoted(c.decision.as_str().as_bytes());
+    // No digest: it is the hash of the arguments above, checked against them on verification.
     out.put(b",\"kind\":\"call\",\"marks\":{");
     for (i, (k, v)) in c.marks.iter().enumerate() {
         if i > 0 {
