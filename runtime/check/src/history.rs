@@ -4,16 +4,16 @@
 //! `token_{-1}` the session's id and agent. Verification recomputes the chain: an edited,
 //! removed, reordered, truncated or foreign entry breaks it. Call entries are also checked to
 //! number their steps from 1 and to carry the digest of their own arguments, and outcomes to
-//! name an earlier call. A call's canonical form leaves out its digest: the digest is a function
-//! of the arguments, which are signed, and verification recomputes it.
+//! name an earlier call. `canonical(entry)` is a compact binary form (see `write_entry`), not
+//! JSON: it needs no escaping and keeps the MAC input short; a call's digest is left out of it,
+//! since it is a function of the arguments, which are signed, and verification recomputes it.
 
 use std::ops::Range;
 
 use serde_json::Value;
 
 use crate::canonical::{
-    Sink, base64url, base64url_decode, base64url_is, encode_hash, hash_text, write_object,
-    write_str, write_u64, write_value,
+    base64url, base64url_decode, base64url_is, encode_hash, hash_text, write_object, write_value,
 };
 use crate::session::{CallEntry, Entry, Session};
 
@@ -167,28 +167,56 @@ fn link(
     (blake3::keyed_hash(&key.secret, buf), range)
 }
 
-/// The canonical JSON of an entry without its token, nor a call's digest (keys in sorted order):
-/// the bytes its token covers after the previous token.
+/// The canonical bytes of an entry without its token: the bytes its token covers after the
+/// previous token (the format is in [`write_entry`]).
 pub fn canonical_entry(entry: &Entry) -> Vec<u8> {
-    let mut buf = Vec::with_capacity(512);
+    let mut buf = Vec::with_capacity(256);
     write_entry(&mut buf, entry);
     buf
 }
 
-/// Writes an entry's canonical JSON without its token (keys in sorted order); for a call, answers
-/// where its arguments' canonical JSON lies in `out`.
+/// Appends `n` as LEB128 (seven bits a byte, low first; one byte below 128).
+fn put_len(out: &mut Vec<u8>, mut n: u64) {
+    while n >= 0x80 {
+        out.push((n as u8 & 0x7f) | 0x80);
+        n >>= 7;
+    }
+    out.push(n as u8);
+}
+
+/// Appends a text: its length in bytes, then its bytes.
+fn put_text(out: &mut Vec<u8>, text: &str) {
+    put_len(out, text.len() as u64);
+    out.extend_from_slice(text.as_bytes());
+}
+
+/// Writes an entry's canonical bytes without its token; for a call, answers where its arguments'
+/// canonical JSON lies in `out`.
+///
+/// The bytes are a kind byte, then the entry's fields in a fixed order: numbers and lengths as
+/// LEB128, texts as their length and bytes, lists as their length and items, and a last field
+/// that runs to the end (the MAC input ends with the entry, so it needs no length):
+///
+/// - read: `1`, the text to the end; reply: `2`, the text to the end;
+/// - outcome: `3`, step, outcome word, then the result's canonical JSON to the end (nothing when
+///   there is no result: JSON is never empty);
+/// - call: `4`, step, tool, agent, at, decision word, the marks (names in order, each with its
+///   list), the origins (names in order, each with its origin), the reasons, `0` or `1` and the
+///   step it undoes, then the arguments' canonical JSON to the end.
+///
+/// A call's digest is not written: it is the hash of the arguments, which are, and verification
+/// checks it against them. Every field before the last one is self-delimiting, so no two entries
+/// give the same bytes.
 fn write_entry(out: &mut Vec<u8>, entry: &Entry) -> Option<Range<usize>> {
     match entry {
         Entry::Read { text, .. } => {
-            out.put(b"{\"kind\":\"read\",\"text\":");
-            write_str(out, text);
-            out.put_byte(b'}');
+            out.push(1);
+            out.extend_from_slice(text.as_bytes());
             None
         }
         Entry::Reply { text, .. } => {
-            out.put(b"{\"kind\":\"reply\",\"text\":");
-            write_str(out, text);
-            out.put_byte(b'}');
+            out.push(2);
+            out.extend_from_slice(text.as_bytes());
             None
         }
         Entry::Outcome {
@@ -197,15 +225,12 @@ fn write_entry(out: &mut Vec<u8>, entry: &Entry) -> Option<Range<usize>> {
             result,
             ..
         } => {
-            out.put(b"{\"kind\":\"outcome\",\"outcome\":");
-            write_str(out, outcome.as_str());
+            out.push(3);
+            put_len(out, u64::from(*step));
+            put_text(out, outcome.as_str());
             if let Some(r) = result {
-                out.put(b",\"result\":");
                 write_value(out, r);
             }
-            out.put(b",\"step\":");
-            write_u64(out, u64::from(*step));
-            out.put_byte(b'}');
             None
         }
         Entry::Call(c) => Some(write_call(out, c, None)),
@@ -215,62 +240,42 @@ fn write_entry(out: &mut Vec<u8>, entry: &Entry) -> Option<Range<usize>> {
 /// `arguments`: where `out` holds the canonical JSON of `c.arguments` already, when the caller
 /// has written it (it is copied, not written again).
 fn write_call(out: &mut Vec<u8>, c: &CallEntry, arguments: Option<Range<usize>>) -> Range<usize> {
-    out.put(b"{\"agent\":");
-    write_str(out, &c.agent);
-    out.put(b",\"arguments\":");
+    out.push(4);
+    put_len(out, u64::from(c.step));
+    put_text(out, &c.tool);
+    put_text(out, &c.agent);
+    put_len(out, c.at);
+    put_text(out, c.decision.as_str());
+    put_len(out, c.marks.len() as u64);
+    for (name, list) in c.marks.iter() {
+        put_text(out, name);
+        put_len(out, list.len() as u64);
+        for mark in list {
+            put_text(out, mark);
+        }
+    }
+    put_len(out, c.origins.len() as u64);
+    for (name, origin) in c.origins.iter() {
+        put_text(out, name);
+        put_text(out, origin);
+    }
+    put_len(out, c.reasons.len() as u64);
+    for reason in &c.reasons {
+        put_text(out, reason);
+    }
+    match c.undoes {
+        Some(u) => {
+            out.push(1);
+            put_len(out, u64::from(u));
+        }
+        None => out.push(0),
+    }
     let start = out.len();
     match arguments {
         Some(written) => out.extend_from_within(written),
         None => write_object(out, &c.arguments),
     }
-    let arguments = start..out.len();
-    out.put(b",\"at\":");
-    write_u64(out, c.at);
-    out.put(b",\"decision\":");
-    // A decision's word is one of three lowercase words: nothing to escape.
-    out.put_quoted(c.decision.as_str().as_bytes());
-    // No digest: it is the hash of the arguments above, checked against them on verification.
-    out.put(b",\"kind\":\"call\",\"marks\":{");
-    for (i, (k, v)) in c.marks.iter().enumerate() {
-        if i > 0 {
-            out.put_byte(b',');
-        }
-        write_str(out, k);
-        out.put(b":[");
-        for (j, m) in v.iter().enumerate() {
-            if j > 0 {
-                out.put_byte(b',');
-            }
-            write_str(out, m);
-        }
-        out.put_byte(b']');
-    }
-    out.put(b"},\"origins\":{");
-    for (i, (k, v)) in c.origins.iter().enumerate() {
-        if i > 0 {
-            out.put_byte(b',');
-        }
-        write_str(out, k);
-        out.put_byte(b':');
-        write_str(out, v);
-    }
-    out.put(b"},\"reasons\":[");
-    for (i, r) in c.reasons.iter().enumerate() {
-        if i > 0 {
-            out.put_byte(b',');
-        }
-        write_str(out, r);
-    }
-    out.put(b"],\"step\":");
-    write_u64(out, u64::from(c.step));
-    out.put(b",\"tool\":");
-    write_str(out, &c.tool);
-    if let Some(u) = c.undoes {
-        out.put(b",\"undoes\":");
-        write_u64(out, u64::from(u));
-    }
-    out.put_byte(b'}');
-    arguments
+    start..out.len()
 }
 
 /// Verifies the whole history. `false` on any broken link or inconsistency.
@@ -435,6 +440,95 @@ mod tests {
         assert!(verify_session(&a, &mut s));
         assert!(!verify_session(&b, &mut s), "signed with a, not b");
         assert!(verify_session(&a, &mut s));
+    }
+
+    #[test]
+    fn lengths_are_leb128() {
+        for (n, bytes) in [
+            (0u64, vec![0u8]),
+            (127, vec![0x7f]),
+            (128, vec![0x80, 0x01]),
+            (300, vec![0xac, 0x02]),
+            (
+                u64::MAX,
+                vec![0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01],
+            ),
+        ] {
+            let mut out = Vec::new();
+            put_len(&mut out, n);
+            assert_eq!(out, bytes, "{n}");
+        }
+    }
+
+    fn call_entry(tool: &str, agent: &str, reasons: &[&str]) -> Entry {
+        let mut arguments = serde_json::Map::new();
+        arguments.insert("order_id".into(), Value::String("4411".into()));
+        arguments.insert("amount".into(), serde_json::json!(40.0));
+        let mut origins = std::collections::BTreeMap::new();
+        origins.insert("order_id".to_string(), "typed".to_string());
+        let mut marks = crate::session::Marks::new();
+        marks.push("amount", "untrusted:read_inbox".into());
+        Entry::Call(CallEntry {
+            step: 3,
+            tool: tool.into(),
+            agent: agent.into(),
+            arguments: arguments.into(),
+            digest: "not signed".into(),
+            origins: origins.into(),
+            marks,
+            decision: crate::session::Decision::Confirm,
+            reasons: reasons.iter().map(|r| (*r).into()).collect(),
+            undoes: Some(2),
+            at: 300,
+            token: String::new(),
+        })
+    }
+
+    #[test]
+    fn a_call_entry_has_these_canonical_bytes() {
+        let bytes = canonical_entry(&call_entry("refund_card", "billing", &["write"]));
+        let mut expected = vec![4u8, 3, 11];
+        expected.extend_from_slice(b"refund_card");
+        expected.push(7);
+        expected.extend_from_slice(b"billing");
+        expected.extend_from_slice(&[0xac, 0x02, 7]);
+        expected.extend_from_slice(b"confirm");
+        expected.extend_from_slice(&[1, 6]);
+        expected.extend_from_slice(b"amount");
+        expected.extend_from_slice(&[1, 20]);
+        expected.extend_from_slice(b"untrusted:read_inbox");
+        expected.extend_from_slice(&[1, 8]);
+        expected.extend_from_slice(b"order_id");
+        expected.push(5);
+        expected.extend_from_slice(b"typed");
+        expected.extend_from_slice(&[1, 5]);
+        expected.extend_from_slice(b"write");
+        expected.extend_from_slice(&[1, 2]);
+        expected.extend_from_slice(br#"{"amount":40,"order_id":"4411"}"#);
+        assert_eq!(bytes, expected);
+        let outcome = Entry::Outcome {
+            step: 3,
+            outcome: crate::session::Outcome::Ran,
+            result: Some(serde_json::json!({"paid": true})),
+            token: String::new(),
+        };
+        assert_eq!(canonical_entry(&outcome), b"\x03\x03\x03ran{\"paid\":true}");
+        assert_eq!(canonical_entry(&turn("hi")), b"\x01hi");
+    }
+
+    #[test]
+    fn fields_moved_across_a_boundary_give_other_bytes() {
+        let a = canonical_entry(&call_entry("ab", "c", &["x", "y"]));
+        let b = canonical_entry(&call_entry("a", "bc", &["x", "y"]));
+        let c = canonical_entry(&call_entry("ab", "c", &["xy"]));
+        assert_ne!(a, b);
+        assert_ne!(a, c);
+        let read = canonical_entry(&turn("hi"));
+        let reply = canonical_entry(&Entry::Reply {
+            text: "hi".into(),
+            token: String::new(),
+        });
+        assert_ne!(read, reply);
     }
 
     #[test]
