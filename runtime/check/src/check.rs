@@ -507,7 +507,8 @@ fn order_rule(
     for after in tool.after.iter() {
         let other = body.tools.get(after.tool.to_native() as usize)?;
         let mut any_ran = false;
-        let bound = session.calls().any(|c| {
+        // Only an allowed call can have run.
+        let bound = session.allowed_calls().any(|c| {
             if c.tool.as_str() != other.name.as_str() || !session.ran(c) {
                 return false;
             }
@@ -536,7 +537,7 @@ fn order_rule(
     for rule in tool.not_after.iter() {
         let (hit, name) = match rule {
             ArchivedNotAfter::Untrusted => (
-                session.calls().any(|c| {
+                session.allowed_calls().any(|c| {
                     counts(body, session, c)
                         && find_tool(body, &c.tool).is_some_and(|t| t.reads_outside)
                 }),
@@ -545,7 +546,7 @@ fn order_rule(
             ArchivedNotAfter::Tool(t) => {
                 let other = body.tools.get(t.to_native() as usize)?;
                 (
-                    session.calls().any(|c| {
+                    session.allowed_calls().any(|c| {
                         c.tool.as_str() == other.name.as_str() && counts(body, session, c)
                     }),
                     other.name.to_string(),
@@ -560,7 +561,7 @@ fn order_rule(
         && limit.per.is_none()
     {
         let used = session
-            .calls()
+            .allowed_calls()
             .filter(|c| c.tool == call.tool && counts(body, session, c))
             .count();
         if used >= limit.count.to_native() as usize {
@@ -621,9 +622,7 @@ fn undo_fault(
             return Some("compensation_mismatch");
         }
     }
-    let spent = session
-        .calls()
-        .any(|c| c.undoes == Some(step) && c.decision == Decision::Allow);
+    let spent = session.allowed_calls().any(|c| c.undoes == Some(step));
     spent.then_some("compensation_spent")
 }
 
@@ -647,7 +646,7 @@ fn conditions(
             ArchivedCheckOperand::From { tool: from, field } => {
                 let other = body.tools.get(from.to_native() as usize)?;
                 let latest = session
-                    .calls()
+                    .allowed_calls()
                     .rev()
                     .filter(|c| c.tool.as_str() == other.name.as_str())
                     .find_map(|c| session.result_of(c))
@@ -783,31 +782,17 @@ fn untrusted_arguments(body: &ArchivedRecordBody, session: &Session, call: &Call
 
 /// An earlier call in the run was an allowed write that ran and declares an undo.
 fn earlier_undoable_write_ran(body: &ArchivedRecordBody, session: &Session) -> bool {
-    run_calls(session).any(|c| {
+    session.allowed_run_calls().any(|c| {
         session.ran(c)
             && find_tool(body, &c.tool)
                 .is_some_and(|t| is_write(t) && matches!(t.undo, ArchivedUndo::Tool { .. }))
     })
 }
 
-/// The call entries of the current run (after the last turn).
-fn run_calls(session: &Session) -> impl DoubleEndedIterator<Item = &CallEntry> {
-    let start = session.run_start();
-    session
-        .entries()
-        .get(start..)
-        .unwrap_or(&[])
-        .iter()
-        .filter_map(|e| match e {
-            Entry::Call(c) => Some(c),
-            _ => None,
-        })
-}
-
 /// The undo calls that would undo the run's writes that ran, last first.
 fn undo_plan(body: &ArchivedRecordBody, session: &Session) -> Vec<Value> {
     let mut plan = Vec::new();
-    for c in run_calls(session).rev() {
+    for c in session.allowed_run_calls().rev() {
         if !session.ran(c) || c.undoes.is_some() {
             continue;
         }
@@ -823,9 +808,7 @@ fn undo_plan(body: &ArchivedRecordBody, session: &Session) -> Vec<Value> {
         let Some(undo_tool) = body.tools.get(undo.to_native() as usize) else {
             continue;
         };
-        let already = session
-            .calls()
-            .any(|u| u.undoes == Some(c.step) && u.decision == Decision::Allow);
+        let already = session.allowed_calls().any(|u| u.undoes == Some(c.step));
         if already {
             continue;
         }

@@ -137,7 +137,8 @@ fn file_fact(scope: &Scope<'_>, name: &str) -> Option<bool> {
     }
     let same = fact.same.as_ref().map(|s| s.as_str());
     let mine = same.map(|s| scope.arguments.get(s));
-    let call = scope.session.calls().rev().find(|c| {
+    // Only an allowed call has a result.
+    let call = scope.session.allowed_calls().rev().find(|c| {
         if c.tool.as_str() != tool.name.as_str() || scope.session.result_of(c).is_none() {
             return false;
         }

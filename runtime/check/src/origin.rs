@@ -7,7 +7,7 @@ use smol_str::{SmolStr, SmolStrBuilder};
 use stalwart_record::{ArchivedEffects, ArchivedRecordBody, ArchivedTrust, Trust};
 
 use crate::compare::json_eq;
-use crate::session::{Decision, Marks, Session};
+use crate::session::{Marks, Session};
 
 /// Whether an origin is trusted for this value in this history.
 pub fn origin_trusted(
@@ -310,11 +310,8 @@ pub fn is_model_origin(origin: &str) -> bool {
 /// The first `reads_outside` tool allowed in this session, if any.
 fn first_outside_read<'s>(body: &ArchivedRecordBody, session: &'s Session) -> Option<&'s str> {
     session
-        .calls()
-        .find(|c| {
-            c.decision == Decision::Allow
-                && find_tool(body, &c.tool).is_some_and(|t| t.reads_outside)
-        })
+        .allowed_calls()
+        .find(|c| find_tool(body, &c.tool).is_some_and(|t| t.reads_outside))
         .map(|c| c.tool.as_str())
 }
 

@@ -19,7 +19,7 @@ use smol_str::SmolStr;
 
 /// One conversation with one agent.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(from = "Stored")]
 pub struct Session {
     /// The agent the session belongs to.
     pub agent: String,
@@ -39,6 +39,77 @@ pub struct Session {
     /// allocation per check). Never serialised, compared or cloned.
     #[serde(skip)]
     pub(crate) scratch: Scratch,
+    /// Where the allowed calls, the turns and the outcomes lie in `entries`. Never serialised.
+    #[serde(skip)]
+    index: Index,
+}
+
+/// A session as stored: what the JSON holds. Reading one builds the session's [`Index`].
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Stored {
+    agent: String,
+    id: String,
+    #[serde(default)]
+    entries: Vec<Entry>,
+}
+
+impl From<Stored> for Session {
+    fn from(stored: Stored) -> Self {
+        Session::from_parts(stored.agent, stored.id, stored.entries)
+    }
+}
+
+/// The positions in a history of the entries the checks look for: the calls, the allowed calls
+/// (only they can have run or count), the person's turns and the reported outcomes, each in
+/// order.
+///
+/// INVARIANT: derived from the session's entries, and changed with them by every change the
+/// session makes (`push_signed`, `truncate`, `clear`, and building a session from parts or JSON),
+/// so a check finds these entries without scanning the whole history.
+#[derive(Debug, Clone, Default)]
+struct Index {
+    calls: Vec<usize>,
+    allowed: Vec<usize>,
+    turns: Vec<usize>,
+    outcomes: Vec<usize>,
+}
+
+impl Index {
+    fn of(entries: &[Entry]) -> Self {
+        let mut index = Self::default();
+        for (at, entry) in entries.iter().enumerate() {
+            index.push(at, entry);
+        }
+        index
+    }
+
+    /// Notes the entry at position `at`, the newest.
+    fn push(&mut self, at: usize, entry: &Entry) {
+        match entry {
+            Entry::Call(c) => {
+                self.calls.push(at);
+                if c.decision == Decision::Allow {
+                    self.allowed.push(at);
+                }
+            }
+            Entry::Read { .. } | Entry::Reply { .. } => self.turns.push(at),
+            Entry::Outcome { .. } => self.outcomes.push(at),
+        }
+    }
+
+    /// Forgets the entries from position `len` on.
+    fn truncate(&mut self, len: usize) {
+        for list in [
+            &mut self.calls,
+            &mut self.allowed,
+            &mut self.turns,
+            &mut self.outcomes,
+        ] {
+            let keep = list.partition_point(|&at| at < len);
+            list.truncate(keep);
+        }
+    }
 }
 
 /// The session's scratch buffer: a clone starts empty, and it prints as its name only.
@@ -311,6 +382,7 @@ impl Session {
             tampered: false,
             verified: Verified::default(),
             scratch: Scratch::default(),
+            index: Index::default(),
         }
     }
 
@@ -322,6 +394,7 @@ impl Session {
         entries: Vec<Entry>,
     ) -> Self {
         Self {
+            index: Index::of(&entries),
             entries,
             ..Self::new(agent, id)
         }
@@ -354,12 +427,14 @@ impl Session {
                 self.verified.calls = self.verified.calls.saturating_sub(cut);
             }
             self.entries.truncate(len);
+            self.index.truncate(len);
         }
     }
 
     /// Drops the whole history (after it failed to verify).
     pub(crate) fn clear(&mut self) {
         self.entries.clear();
+        self.index = Index::default();
         self.tampered = false;
         self.verified = Verified::default();
     }
@@ -371,6 +446,7 @@ impl Session {
         let whole = self.verified.len == self.entries.len()
             && (empty || self.verified.holds_for(key, &self.id, &self.agent));
         let call = matches!(entry, Entry::Call(_));
+        self.index.push(self.entries.len(), &entry);
         self.entries.push(entry);
         if whole {
             let memo = &mut self.verified;
@@ -422,10 +498,32 @@ impl Session {
 
     /// The call entries, in order.
     pub fn calls(&self) -> impl DoubleEndedIterator<Item = &CallEntry> {
-        self.entries.iter().filter_map(|e| match e {
-            Entry::Call(c) => Some(c),
+        self.index.calls.iter().filter_map(|&at| self.call_at(at))
+    }
+
+    /// The allowed call entries, in order: the only ones that can have run, or count towards a
+    /// limit or an order rule.
+    pub fn allowed_calls(&self) -> impl DoubleEndedIterator<Item = &CallEntry> {
+        self.index.allowed.iter().filter_map(|&at| self.call_at(at))
+    }
+
+    /// The allowed call entries of the current run (after the last turn), in order.
+    pub fn allowed_run_calls(&self) -> impl DoubleEndedIterator<Item = &CallEntry> {
+        let start = self.run_start();
+        let from = self.index.allowed.partition_point(|&at| at < start);
+        self.index
+            .allowed
+            .get(from..)
+            .unwrap_or(&[])
+            .iter()
+            .filter_map(|&at| self.call_at(at))
+    }
+
+    fn call_at(&self, at: usize) -> Option<&CallEntry> {
+        match self.entries.get(at) {
+            Some(Entry::Call(c)) => Some(c),
             _ => None,
-        })
+        }
     }
 
     /// The number the next call gets.
@@ -433,25 +531,38 @@ impl Session {
         if self.verified.len == self.entries.len() {
             return self.verified.calls + 1;
         }
-        self.calls().count() as u32 + 1
+        self.index.calls.len() as u32 + 1
     }
 
     /// The call entry of `step`.
     pub fn call(&self, step: u32) -> Option<&CallEntry> {
+        // In a history verified whole, the calls are numbered 1, 2, … in order (verification
+        // checks it, and the runtime's appends number them so), so call `step` is the
+        // `step`-th; in any other, the first so numbered is searched for.
+        if self.verified.len == self.entries.len() && !self.entries.is_empty() {
+            let nth = (step as usize)
+                .checked_sub(1)
+                .and_then(|i| self.index.calls.get(i));
+            return nth.and_then(|&at| self.call_at(at));
+        }
         self.calls().find(|c| c.step == step)
     }
 
     /// The latest reported outcome of `step`, with its result.
     pub fn outcome(&self, step: u32) -> Option<(Outcome, Option<&Value>)> {
-        self.entries.iter().rev().find_map(|e| match e {
-            Entry::Outcome {
-                step: s,
-                outcome,
-                result,
-                ..
-            } if *s == step => Some((*outcome, result.as_ref())),
-            _ => None,
-        })
+        self.index
+            .outcomes
+            .iter()
+            .rev()
+            .find_map(|&at| match self.entries.get(at) {
+                Some(Entry::Outcome {
+                    step: s,
+                    outcome,
+                    result,
+                    ..
+                }) if *s == step => Some((*outcome, result.as_ref())),
+                _ => None,
+            })
     }
 
     /// Whether call `step` ran: it was allowed and its latest report says `ran`.
@@ -473,19 +584,18 @@ impl Session {
 
     /// Index of the first entry of the current run (the entries after the last turn).
     pub fn run_start(&self) -> usize {
-        self.entries
-            .iter()
-            .rposition(|e| matches!(e, Entry::Read { .. } | Entry::Reply { .. }))
-            .map(|i| i + 1)
-            .unwrap_or(0)
+        self.index.turns.last().map_or(0, |&at| at + 1)
     }
 
     /// The texts the person wrote in this history.
     pub fn turns(&self) -> impl Iterator<Item = &str> {
-        self.entries.iter().filter_map(|e| match e {
-            Entry::Read { text, .. } | Entry::Reply { text, .. } => Some(text.as_str()),
-            _ => None,
-        })
+        self.index
+            .turns
+            .iter()
+            .filter_map(|&at| match self.entries.get(at) {
+                Some(Entry::Read { text, .. } | Entry::Reply { text, .. }) => Some(text.as_str()),
+                _ => None,
+            })
     }
 }
 
@@ -547,5 +657,145 @@ mod tests {
         assert!(serde_json::from_str::<Session>(&extra).is_err());
         let read = r#"{"agent":"a","id":"s","entries":[{"kind":"read","text":"hi","token":"x","tool":"get_order"}]}"#;
         assert!(serde_json::from_str::<Session>(read).is_err());
+    }
+
+    /// An entry from a small code: calls (allowed or not, some with a step other than their
+    /// place), turns and outcomes; no tokens (the index does not read them).
+    fn entry(code: u8, step: u32) -> Entry {
+        let call = |decision, step| {
+            Entry::Call(CallEntry {
+                step,
+                tool: "t".into(),
+                agent: "a".into(),
+                arguments: Arc::default(),
+                digest: String::new(),
+                origins: Arc::default(),
+                marks: Marks::new(),
+                decision,
+                reasons: Vec::new(),
+                undoes: None,
+                at: 0,
+                token: String::new(),
+            })
+        };
+        match code % 7 {
+            0 => call(Decision::Allow, step),
+            1 => call(Decision::Confirm, step),
+            2 => call(Decision::Refuse, step),
+            3 => call(Decision::Allow, step + 2),
+            4 => Entry::Read {
+                text: format!("turn {step}"),
+                token: String::new(),
+            },
+            5 => Entry::Reply {
+                text: format!("yes {step}"),
+                token: String::new(),
+            },
+            _ => Entry::Outcome {
+                step: step % 4 + 1,
+                outcome: if step % 2 == 0 {
+                    Outcome::Ran
+                } else {
+                    Outcome::Failed
+                },
+                result: None,
+                token: String::new(),
+            },
+        }
+    }
+
+    /// The indexed answers equal those of a scan of the entries.
+    fn same_as_a_scan(s: &Session) -> Result<(), proptest::test_runner::TestCaseError> {
+        let calls: Vec<&CallEntry> = s
+            .entries()
+            .iter()
+            .filter_map(|e| match e {
+                Entry::Call(c) => Some(c),
+                _ => None,
+            })
+            .collect();
+        proptest::prop_assert_eq!(s.calls().collect::<Vec<_>>(), calls.clone());
+        let allowed: Vec<&CallEntry> = calls
+            .iter()
+            .copied()
+            .filter(|c| c.decision == Decision::Allow)
+            .collect();
+        proptest::prop_assert_eq!(s.allowed_calls().collect::<Vec<_>>(), allowed);
+        let turns: Vec<&str> = s
+            .entries()
+            .iter()
+            .filter_map(|e| match e {
+                Entry::Read { text, .. } | Entry::Reply { text, .. } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        proptest::prop_assert_eq!(s.turns().collect::<Vec<_>>(), turns);
+        let start = s
+            .entries()
+            .iter()
+            .rposition(|e| matches!(e, Entry::Read { .. } | Entry::Reply { .. }))
+            .map_or(0, |i| i + 1);
+        proptest::prop_assert_eq!(s.run_start(), start);
+        let run_allowed: Vec<&CallEntry> = s
+            .entries()
+            .get(start..)
+            .unwrap_or(&[])
+            .iter()
+            .filter_map(|e| match e {
+                Entry::Call(c) if c.decision == Decision::Allow => Some(c),
+                _ => None,
+            })
+            .collect();
+        proptest::prop_assert_eq!(s.allowed_run_calls().collect::<Vec<_>>(), run_allowed);
+        for step in 0..12 {
+            proptest::prop_assert_eq!(s.call(step), calls.iter().copied().find(|c| c.step == step));
+            let outcome = s.entries().iter().rev().find_map(|e| match e {
+                Entry::Outcome {
+                    step: at,
+                    outcome,
+                    result,
+                    ..
+                } if *at == step => Some((*outcome, result.as_ref())),
+                _ => None,
+            });
+            proptest::prop_assert_eq!(s.outcome(step), outcome);
+        }
+        proptest::prop_assert_eq!(s.next_step(), calls.len() as u32 + 1);
+        Ok(())
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_index_answers_as_a_scan_of_the_entries(
+            codes in proptest::collection::vec(0u8..7, 0..16),
+            cuts in proptest::collection::vec(0usize..16, 0..4),
+        ) {
+            let entries: Vec<Entry> = codes
+                .iter()
+                .enumerate()
+                .map(|(i, &code)| entry(code, i as u32 + 1))
+                .collect();
+            // Appended as the runtime appends: calls numbered 1, 2, … (a history read from parts
+            // or JSON may number them otherwise, and is not verified).
+            let mut s = Session::from_parts("a", "s", Vec::new());
+            for &code in &codes {
+                let code = if code == 3 { 0 } else { code };
+                s.push_signed(entry(code, s.next_step()), [0; 16]);
+                same_as_a_scan(&s)?;
+            }
+            let read: Session = serde_json::from_value(s.to_json()).unwrap_or_else(|_| Session::new("", ""));
+            proptest::prop_assert_eq!(&read, &s);
+            same_as_a_scan(&read)?;
+            same_as_a_scan(&Session::from_parts("a", "s", entries.clone()))?;
+            for cut in cuts {
+                s.truncate(cut);
+                same_as_a_scan(&s)?;
+                let code = if cut % 7 == 3 { 0 } else { cut as u8 };
+                s.push_signed(entry(code, s.next_step()), [0; 16]);
+                same_as_a_scan(&s)?;
+            }
+            s.clear();
+            same_as_a_scan(&s)?;
+        }
     }
 }
