@@ -693,7 +693,7 @@ mod tests {
             },
             _ => Entry::Outcome {
                 step: step % 4 + 1,
-                outcome: if step % 2 == 0 {
+                outcome: if step.is_multiple_of(2) {
                     Outcome::Ran
                 } else {
                     Outcome::Failed
