@@ -6,6 +6,7 @@
 
 pub mod ast;
 pub mod codes;
+mod descent;
 pub mod inspect;
 pub mod layout;
 pub mod lexer;
@@ -82,9 +83,11 @@ pub fn parse_v1(file: FileId, text: &str) -> Parse<Module> {
 /// of the next one. When the whole stream parses without any error, that parse is the same as
 /// the chunk by chunk one (INVARIANT: no item spans two chunks, since a chunk starts at a
 /// top-level line that cannot continue the item before it: see `layout`), so it is tried
-/// first: one parser run instead of one per definition. That run uses the clean-file parser,
-/// which builds the same tree with fewer reductions; its errors are never reported (the chunks
-/// are parsed again with the parser whose "expected …" lists the messages are made of).
+/// first: one parser run instead of one per definition. That run is the hand-written parser
+/// ([`descent`]), which builds the same tree without the generated parser's tables and stacks;
+/// when it gives up, the generated clean-file parser (which builds the same tree with fewer
+/// reductions than the first one) runs. Their errors are never reported (the chunks are parsed
+/// again with the parser whose "expected …" lists the messages are made of).
 fn parse_items(
     file: FileId,
     text: &str,
@@ -96,6 +99,11 @@ fn parse_items(
     let mut pending = nodes::Pending::default();
     // About one item per chunk: no copying of the items as they are pushed.
     pending.items.reserve(layout.chunks.len());
+    if descent::parse(text, file, &layout.tokens, &mut pending) {
+        return pending.items;
+    }
+    pending.items.clear();
+    pending.clear_blocks();
     let whole = grammar_clean::ChunkParser::new().parse(
         text,
         file,
