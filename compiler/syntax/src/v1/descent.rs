@@ -16,7 +16,7 @@
 use stalwart_diagnostics::FileId;
 
 use super::ast::{BranchKeyword, MessageLine, SetOp, Stmt};
-use super::layout::Spanned;
+use super::layout::{Spanned, Stream};
 use super::lexer::Tok;
 use super::nodes::{self as n, ArgR, CallR, Pending, R};
 use super::text_runs::in_text;
@@ -25,19 +25,26 @@ use super::text_runs::in_text;
 /// left to the generated parsers.
 const MAX_BLOCKS: usize = 256;
 
-/// Parses the whole token stream into `pending.items`; `false` when the stream is not one this
-/// parser accepts (then `pending` holds partial nodes, to be cleared).
-pub(crate) fn parse(src: &str, file: FileId, tokens: &[Spanned], pending: &mut Pending) -> bool {
+/// Parses the token stream `stream` lays out into `pending.items`; `false` when the stream is
+/// not one this parser accepts (then `pending` holds partial nodes, to be cleared, and `stream`
+/// stopped where this parser gave up). On `true`, `stream` has laid out the whole file.
+pub(crate) fn parse<'s>(
+    src: &'s str,
+    file: FileId,
+    stream: &mut Stream<'s>,
+    pending: &mut Pending,
+) -> bool {
     let mut p = Parser {
         src,
         file,
-        tokens,
+        stream,
         pos: 0,
+        last_end: 0,
         pending,
         depth: 0,
         closers: Vec::new(),
     };
-    while p.pos < p.tokens.len() {
+    while p.peek().is_some() {
         if p.item().is_none() {
             return false;
         }
@@ -48,9 +55,11 @@ pub(crate) fn parse(src: &str, file: FileId, tokens: &[Spanned], pending: &mut P
 struct Parser<'s, 'p> {
     src: &'s str,
     file: FileId,
-    tokens: &'s [Spanned],
-    /// The next token.
+    stream: &'p mut Stream<'s>,
+    /// The next token, in `stream.tokens()`.
     pos: usize,
+    /// The end of the last token read (`@R`).
+    last_end: usize,
     pending: &'p mut Pending,
     /// The blocks open.
     depth: usize,
@@ -59,30 +68,45 @@ struct Parser<'s, 'p> {
 }
 
 impl Parser<'_, '_> {
-    fn peek(&self) -> Option<Spanned> {
-        self.tokens.get(self.pos).copied()
+    /// The next token, laying out the next lines when the ones laid out are read.
+    #[inline]
+    fn peek(&mut self) -> Option<Spanned> {
+        if let Some(&t) = self.stream.tokens().get(self.pos) {
+            return Some(t);
+        }
+        self.pos = 0;
+        if self.stream.refill() {
+            self.stream.tokens().first().copied()
+        } else {
+            None
+        }
     }
 
-    fn kind(&self) -> Option<Tok> {
-        self.tokens.get(self.pos).map(|t| t.1)
+    fn kind(&mut self) -> Option<Tok> {
+        self.peek().map(|t| t.1)
     }
 
-    fn at(&self, tok: Tok) -> bool {
+    fn at(&mut self, tok: Tok) -> bool {
         self.kind() == Some(tok)
+    }
+
+    /// Reads the token [`Parser::peek`] gave.
+    fn bump(&mut self) {
+        if let Some(t) = self.stream.tokens().get(self.pos) {
+            self.last_end = t.2;
+        }
+        self.pos += 1;
     }
 
     /// The end of the last token read (`@R`).
     fn last_end(&self) -> usize {
-        self.pos
-            .checked_sub(1)
-            .and_then(|i| self.tokens.get(i))
-            .map_or(0, |t| t.2)
+        self.last_end
     }
 
     /// Reads `tok`, or gives up.
     fn expect(&mut self, tok: Tok) -> Option<()> {
         if self.at(tok) {
-            self.pos += 1;
+            self.bump();
             Some(())
         } else {
             None
@@ -91,37 +115,39 @@ impl Parser<'_, '_> {
 
     /// `Text?`: a run of in-line tokens, as its range.
     fn text(&mut self) -> Option<R> {
-        let (l, tok, mut r) = self.peek()?;
+        let (l, tok, _) = self.peek()?;
         if !in_text(tok) {
             return None;
         }
-        self.pos += 1;
-        while let Some(&(_, tok, end)) = self.tokens.get(self.pos)
+        self.bump();
+        while let Some((_, tok, _)) = self.peek()
             && in_text(tok)
         {
-            r = end;
-            self.pos += 1;
+            self.bump();
         }
-        Some((l, r))
+        Some((l, self.last_end))
     }
 
     /// `("or user" <Text>)*`.
     fn or_users(&mut self) -> Option<Vec<R>> {
         let mut others = Vec::new();
         while self.at(Tok::OrUser) {
-            self.pos += 1;
+            self.bump();
             others.push(self.text()?);
         }
         Some(others)
     }
 
-    /// `AnyTok*`: every token but the structure tokens.
-    fn skip_line(&mut self) {
+    /// `AnyTok*`: every token but the structure tokens; how many.
+    fn skip_line(&mut self) -> usize {
+        let mut skipped = 0;
         while let Some(tok) = self.kind()
             && !matches!(tok, Tok::Newline | Tok::Indent | Tok::Dedent)
         {
-            self.pos += 1;
+            self.bump();
+            skipped += 1;
         }
+        skipped
     }
 
     fn enter(&mut self) -> Option<()> {
@@ -139,16 +165,14 @@ impl Parser<'_, '_> {
         let mut lines = 0;
         while !self.at(Tok::Dedent) {
             // `AnyTok+ "end of line" RawBlock?`
-            let start = self.pos;
-            self.skip_line();
-            if self.pos == start {
+            if self.skip_line() == 0 {
                 return None;
             }
             self.expect(Tok::Newline)?;
             self.raw_block()?;
             lines += 1;
         }
-        self.pos += 1;
+        self.bump();
         self.depth -= 1;
         (lines > 0).then_some(())
     }
@@ -164,7 +188,7 @@ impl Parser<'_, '_> {
             self.msg_line()?;
             lines += 1;
         }
-        self.pos += 1;
+        self.bump();
         self.depth -= 1;
         (lines > 0).then(|| Some(self.pending.take_message_lines(lines)))
     }
@@ -178,7 +202,7 @@ impl Parser<'_, '_> {
             Tok::ElseIf => BranchKeyword::ElseIf,
             Tok::Else => BranchKeyword::Else,
             Tok::Bad => {
-                self.pos += 1;
+                self.bump();
                 self.skip_line();
                 self.expect(Tok::Newline)?;
                 self.raw_block()?;
@@ -195,7 +219,7 @@ impl Parser<'_, '_> {
                 return Some(());
             }
         };
-        self.pos += 1;
+        self.bump();
         let c = if branch == BranchKeyword::Else {
             None
         } else {
@@ -226,7 +250,7 @@ impl Parser<'_, '_> {
             self.stmt()?;
             stmts += 1;
         }
-        self.pos += 1;
+        self.bump();
         self.depth -= 1;
         (stmts > 0).then(|| Some(self.pending.take_stmts(stmts)))
     }
@@ -237,14 +261,14 @@ impl Parser<'_, '_> {
         let (l, tok, _) = self.peek()?;
         let item = match tok {
             Tok::Define => {
-                self.pos += 1;
+                self.bump();
                 let mut mods = Vec::new();
                 while let Some((ml, Tok::Modifier, mr)) = self.peek() {
                     mods.push((ml, mr));
-                    self.pos += 1;
+                    self.bump();
                 }
                 let kind = self.kind()?;
-                self.pos += 1;
+                self.bump();
                 let name = self.text();
                 let h = self.last_end();
                 self.expect(Tok::Newline)?;
@@ -269,14 +293,14 @@ impl Parser<'_, '_> {
                 }
             }
             Tok::Import => {
-                self.pos += 1;
+                self.bump();
                 let t = self.text();
                 let r = self.last_end();
                 self.expect(Tok::Newline)?;
                 n::import(src, file, (l, r), t)
             }
             Tok::NamedFlow => {
-                self.pos += 1;
+                self.bump();
                 let t = self.text()?;
                 let h = self.last_end();
                 self.expect(Tok::Newline)?;
@@ -310,7 +334,7 @@ impl Parser<'_, '_> {
     fn stmt(&mut self) -> Option<()> {
         let (src, file) = (self.src, self.file);
         let (l, tok, e) = self.peek()?;
-        self.pos += 1;
+        self.bump();
         let stmt = match tok {
             Tok::User => {
                 let a = self.text()?;
@@ -419,9 +443,9 @@ impl Parser<'_, '_> {
             Tok::MinusAssign => SetOp::Sub,
             _ => return None,
         };
-        self.pos += 1;
+        self.bump();
         if op == SetOp::Assign && self.at(Tok::RunInline) {
-            self.pos += 1;
+            self.bump();
             let c = self.call()?;
             let r = self.last_end();
             self.expect(Tok::Newline)?;
@@ -441,7 +465,7 @@ impl Parser<'_, '_> {
         let b = self.flow_block()?;
         let mut else_ifs = Vec::new();
         while let Some((el, Tok::ElseIf, _)) = self.peek() {
-            self.pos += 1;
+            self.bump();
             let c = self.text();
             self.expect(Tok::Newline)?;
             let b = self.flow_block()?;
@@ -449,7 +473,7 @@ impl Parser<'_, '_> {
         }
         let mut else_part = None;
         if let Some((el, Tok::Else, _)) = self.peek() {
-            self.pos += 1;
+            self.bump();
             self.expect(Tok::Newline)?;
             let b = self.flow_block()?;
             else_part = Some(Box::new(((el, self.last_end()), b)));
@@ -468,7 +492,7 @@ impl Parser<'_, '_> {
         let b = self.flow_block()?;
         let mut else_whens = Vec::new();
         while let Some((el, Tok::ElseWhen, _)) = self.peek() {
-            self.pos += 1;
+            self.bump();
             let a = self.text()?;
             let o = self.or_users()?;
             self.expect(Tok::Newline)?;
@@ -482,11 +506,12 @@ impl Parser<'_, '_> {
     /// `Call`: `NameTok+` and `ArgList?`.
     fn call(&mut self) -> Option<CallR> {
         let (l, _, _) = self.peek()?;
-        let start = self.pos;
+        let mut words = 0;
         while matches!(self.kind(), Some(Tok::Word | Tok::Number | Tok::Dot)) {
-            self.pos += 1;
+            self.bump();
+            words += 1;
         }
-        if self.pos == start {
+        if words == 0 {
             return None;
         }
         let name = (l, self.last_end());
@@ -504,14 +529,14 @@ impl Parser<'_, '_> {
         let mut args = Vec::new();
         loop {
             if self.at(Tok::RParen) {
-                self.pos += 1;
+                self.bump();
                 return Some(args);
             }
             args.push(Box::new(self.arg()?));
             match self.kind()? {
-                Tok::Comma => self.pos += 1,
+                Tok::Comma => self.bump(),
                 Tok::RParen => {
-                    self.pos += 1;
+                    self.bump();
                     return Some(args);
                 }
                 _ => return None,
@@ -522,10 +547,12 @@ impl Parser<'_, '_> {
     /// `Arg`: `Word "=" Value` or `Value`.
     fn arg(&mut self) -> Option<ArgR> {
         let (l, tok, e) = self.peek()?;
+        // The token after a word is in the same line, so laid out with it.
         let named = tok == Tok::Word
-            && self.tokens.get(self.pos + 1).map(|t| t.1) == Some(Tok::Assign);
+            && self.stream.tokens().get(self.pos + 1).map(|t| t.1) == Some(Tok::Assign);
         let name = if named {
-            self.pos += 2;
+            self.bump();
+            self.bump();
             Some((l, e))
         } else {
             None
@@ -537,15 +564,16 @@ impl Parser<'_, '_> {
     /// `Value`: `ValTok+`, a bracketed group being one `ValTok`.
     fn value(&mut self) -> Option<R> {
         let (l, _, _) = self.peek()?;
-        let start = self.pos;
+        let mut read = 0;
         while let Some(tok) = self.kind() {
             match tok {
                 Tok::LParen | Tok::LBracket | Tok::LBrace => self.group()?,
-                _ if value_token(tok) => self.pos += 1,
+                _ if value_token(tok) => self.bump(),
                 _ => break,
             }
+            read += 1;
         }
-        (self.pos > start).then(|| (l, self.last_end()))
+        (read > 0).then(|| (l, self.last_end()))
     }
 
     /// `"(" ValIn* ")"`, `"[" ValIn* "]"` or `"{" ValIn* "}"`, nested groups read without
@@ -554,7 +582,7 @@ impl Parser<'_, '_> {
         self.closers.clear();
         loop {
             let tok = self.kind()?;
-            self.pos += 1;
+            self.bump();
             match tok {
                 Tok::LParen => self.closers.push(Tok::RParen),
                 Tok::LBracket => self.closers.push(Tok::RBracket),

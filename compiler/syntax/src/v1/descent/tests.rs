@@ -1,7 +1,8 @@
 //! The hand-written parser accepts exactly the files the generated clean-file parser accepts
 //! without an error, with the same items. Checked on every corpus and fixture file cut at every
 //! line and with every line left out, and on generated flows and message bodies whose lines mix
-//! keywords, texts, variables, calls, branches and raw blocks.
+//! keywords, texts, variables, calls, branches and raw blocks. The layout pass read a line at a
+//! time, as the hand-written parser reads it, gives the diagnostics and chunks of the whole one.
 
 use proptest::prelude::*;
 use stalwart_diagnostics::FileId;
@@ -27,9 +28,16 @@ fn same_items(text: &str) -> bool {
         .is_ok();
     let generated: Option<Vec<Item>> = (ok && recovered.is_empty()).then_some(pending.items);
     let mut pending = nodes::Pending::default();
-    let ok = super::parse(text, FileId(0), &layout.tokens, &mut pending);
+    let mut stream = layout::Stream::new(FileId(0), text, &lines, layout::Layout::default());
+    let ok = super::parse(text, FileId(0), &mut stream, &mut pending);
     let by_hand = ok.then_some(pending.items);
     assert_eq!(generated, by_hand, "{text:?}");
+    if ok {
+        // The layout read a line at a time reports what the whole one does.
+        let streamed = stream.finish();
+        assert_eq!(streamed.diagnostics, layout.diagnostics, "{text:?}");
+        assert_eq!(streamed.chunks, layout.chunks, "{text:?}");
+    }
     generated.is_some()
 }
 
