@@ -50,11 +50,12 @@ pub fn parse_v1(file: FileId, text: &str) -> Parse<Module> {
     let mut lines = lines::split_lines_into(file, text, lines_buf);
     let mut diagnostics = std::mem::take(&mut lines.diagnostics);
     let (mut items, layout) = parse_items(file, text, &lines, layout_buf, &mut diagnostics);
+    let mut from = 0;
     for item in &mut items {
         if let Item::Flow(flow) = item
             && flow.name.is_none()
         {
-            flow.id = inspect::anonymous_id_at(text, &lines, flow.header.start);
+            flow.id = inspect::anonymous_id_at(text, &lines, flow.header.start, &mut from);
         }
     }
     let docstrings = lines
