@@ -165,13 +165,28 @@ const CLASS: [u8; 256] = {
     class
 };
 
+/// The bytes that continue a word (`[\p{L}\p{N}_\-']` for ASCII).
+const WORD: [bool; 256] = {
+    let mut word = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        word[b] = matches!(CLASS[b], ALPHA | DIGIT) || b == b'-' as usize || b == b'\'' as usize;
+        b += 1;
+    }
+    word
+};
+
 fn class(b: Option<&u8>) -> u8 {
     b.map_or(ELSE, |&b| CLASS[b as usize])
 }
 
-/// Whether a byte continues a word (`[\p{L}\p{N}_\-']` for ASCII).
-fn word_byte(b: Option<&u8>) -> bool {
-    matches!(class(b), ALPHA | DIGIT) || matches!(b, Some(b'-' | b'\''))
+/// The end of the run of word bytes starting at `i`.
+fn word_end(bytes: &[u8], i: usize) -> usize {
+    let rest = bytes.get(i..).unwrap_or(&[]);
+    i + rest
+        .iter()
+        .position(|&b| !WORD[b as usize])
+        .unwrap_or(rest.len())
 }
 
 /// The end of the word or variable part `[\p{L}\p{N}_]*` starting at `i`, for ASCII.
@@ -197,10 +212,7 @@ fn lex_plain(bytes: &[u8], offset: usize, out: &mut Vec<(usize, Tok, usize)>) ->
                 continue;
             }
             ALPHA => {
-                i += 1;
-                while word_byte(bytes.get(i)) {
-                    i += 1;
-                }
+                i = word_end(bytes, i + 1);
                 Tok::Word
             }
             DIGIT => {
@@ -216,10 +228,7 @@ fn lex_plain(bytes: &[u8], offset: usize, out: &mut Vec<(usize, Tok, usize)>) ->
                     }
                     _ => digits,
                 };
-                let mut word = digits;
-                while word_byte(bytes.get(word)) {
-                    word += 1;
-                }
+                let word = word_end(bytes, digits);
                 if word > number {
                     i = word;
                     Tok::Word
