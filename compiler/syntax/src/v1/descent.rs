@@ -228,14 +228,9 @@ impl Parser<'_, '_> {
         self.expect(Tok::Newline)?;
         let b = self.msg_block()?;
         let r = self.last_end();
-        self.pending.message_lines.push(Some(n::message_branch(
-            src,
-            file,
-            branch,
-            (l, r),
-            c,
-            b,
-        )));
+        self.pending
+            .message_lines
+            .push(Some(n::message_branch(src, file, branch, (l, r), c, b)));
         Some(())
     }
 

@@ -463,7 +463,11 @@ fn first_line_from(lines: &[super::lines::Line], from: usize, start: u32) -> usi
         step *= 2;
     }
     let high = (low + step).min(rest.len());
-    from + low + rest.get(low..high).unwrap_or(&[]).partition_point(|l| l.start < start)
+    from + low
+        + rest
+            .get(low..high)
+            .unwrap_or(&[])
+            .partition_point(|l| l.start < start)
 }
 
 #[cfg(test)]

@@ -217,7 +217,9 @@ fn lex_plain(bytes: &[u8], offset: usize, out: &mut Vec<(usize, Tok, usize)>) ->
             }
             DIGIT => {
                 // The longer of a word and a number; a number when they are as long.
-                let digits = i + bytes.get(i..).map_or(0, |r| r.iter().take_while(|b| b.is_ascii_digit()).count());
+                let digits = i + bytes
+                    .get(i..)
+                    .map_or(0, |r| r.iter().take_while(|b| b.is_ascii_digit()).count());
                 let number = match (bytes.get(digits), bytes.get(digits + 1)) {
                     (Some(b'.'), Some(d)) if d.is_ascii_digit() => {
                         let mut j = digits + 1;
@@ -354,7 +356,11 @@ mod tests {
         assert_eq!(out, by_logos(text), "{text:?}");
         if let Some(plain) = plain {
             let mut out = Vec::new();
-            assert_eq!(super::lex_plain(text.as_bytes(), 0, &mut out), plain, "{text:?}");
+            assert_eq!(
+                super::lex_plain(text.as_bytes(), 0, &mut out),
+                plain,
+                "{text:?}"
+            );
         }
     }
 
@@ -373,7 +379,9 @@ mod tests {
         ] {
             same_as_logos(text, Some(true));
         }
-        for text in ["é", "a..b", "!", "$", "$.", "'open", "'a\nb'", "#", "a;b", "\x0b", "@x"] {
+        for text in [
+            "é", "a..b", "!", "$", "$.", "'open", "'a\nb'", "#", "a;b", "\x0b", "@x",
+        ] {
             same_as_logos(text, Some(false));
         }
     }
