@@ -519,6 +519,10 @@ impl Parser<'_, '_> {
     }
 
     /// `ArgList`: `"(" (Arg ",")* Arg? ")"`.
+    #[expect(
+        clippy::vec_box,
+        reason = "the arguments are boxed as the grammar's `ArgList` gives them to `nodes::run`"
+    )]
     fn arg_list(&mut self) -> Option<Vec<Box<ArgR>>> {
         self.expect(Tok::LParen)?;
         let mut args = Vec::new();

@@ -147,12 +147,15 @@ const LEAD: u8 = 5;
 /// Anything else (other ASCII punctuation, control bytes, non-ASCII): left to logos.
 const ELSE: u8 = 0;
 
+#[expect(
+    clippy::indexing_slicing,
+    reason = "a table built at compile time: an index out of bounds fails the build"
+)]
 const CLASS: [u8; 256] = {
     let mut class = [ELSE; 256];
     let mut b = 0;
     while b < 256 {
-        let c = b as u8;
-        class[b] = match c {
+        class[b] = match b as u8 {
             b' ' | b'\t' | b'\r' | b'\n' | 0x0c => SKIP,
             b'A'..=b'Z' | b'a'..=b'z' | b'_' => ALPHA,
             b'0'..=b'9' => DIGIT,
@@ -166,6 +169,10 @@ const CLASS: [u8; 256] = {
 };
 
 /// The bytes that continue a word (`[\p{L}\p{N}_\-']` for ASCII).
+#[expect(
+    clippy::indexing_slicing,
+    reason = "a table built at compile time: an index out of bounds fails the build"
+)]
 const WORD: [bool; 256] = {
     let mut word = [false; 256];
     let mut b = 0;
@@ -176,8 +183,17 @@ const WORD: [bool; 256] = {
     word
 };
 
+/// The class of a byte (a 256-entry table indexed by a byte: no bounds check is left).
+fn class_of(b: u8) -> u8 {
+    CLASS.get(usize::from(b)).copied().unwrap_or(ELSE)
+}
+
 fn class(b: Option<&u8>) -> u8 {
-    b.map_or(ELSE, |&b| CLASS[b as usize])
+    b.map_or(ELSE, |&b| class_of(b))
+}
+
+fn word_byte(b: u8) -> bool {
+    WORD.get(usize::from(b)).copied().unwrap_or(false)
 }
 
 /// The end of the run of word bytes starting at `i`.
@@ -185,7 +201,7 @@ fn word_end(bytes: &[u8], i: usize) -> usize {
     let rest = bytes.get(i..).unwrap_or(&[]);
     i + rest
         .iter()
-        .position(|&b| !WORD[b as usize])
+        .position(|&b| !word_byte(b))
         .unwrap_or(rest.len())
 }
 
@@ -206,7 +222,7 @@ fn lex_plain(bytes: &[u8], offset: usize, out: &mut Vec<(usize, Tok, usize)>) ->
     let mut i = 0;
     while let Some(&b) = bytes.get(i) {
         let start = i;
-        let tok = match CLASS[b as usize] {
+        let tok = match class_of(b) {
             SKIP => {
                 i += 1;
                 continue;

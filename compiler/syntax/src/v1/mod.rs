@@ -96,14 +96,16 @@ fn parse_items(
     file: FileId,
     text: &str,
     lines: &lines::Lines,
-    buffers: layout::Layout,
+    mut buffers: layout::Layout,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> (Vec<Item>, layout::Layout) {
     let mut pending = nodes::Pending::default();
-    // At most about one item per top-level line: no copying of the items as they are pushed.
-    pending
-        .items
-        .reserve(lines.lines.iter().filter(|l| l.indent == 0).count());
+    // At most about one item and one chunk per top-level line: no copying of either as they are
+    // pushed.
+    let top = lines.lines.iter().filter(|l| l.indent == 0).count();
+    pending.items.reserve(top);
+    buffers.chunks.clear();
+    buffers.chunks.reserve(top + 1);
     let mut stream = layout::Stream::new(file, text, lines, buffers);
     if descent::parse(text, file, &mut stream, &mut pending) {
         let mut layout = stream.finish();
