@@ -1,6 +1,7 @@
 //! A hand-written parser for clean Colang 1.0 files: grammars/colang_v1.lalrpop read by
-//! recursive descent over the layout's token stream, with the same actions (`nodes`) on the same
-//! ranges, so it builds the tree the generated parsers build.
+//! recursive descent over the layout's token stream (pulled from [`Stream`] a line at a time),
+//! with the same actions (`nodes`) on the same ranges, so it builds the tree the generated parsers
+//! build.
 //!
 //! It only ever accepts a file the generated clean-file parser accepts without an error, and
 //! then with the same items: each function below reads one rule of the grammar and gives up

@@ -1,8 +1,8 @@
 //! Colang 1.0: the line rules ([`lines`]), the lexer ([`lexer`]), the layout pass that adds
-//! blocks and statement keywords ([`layout`]), the parser generated from
-//! `grammars/colang_v1.lalrpop`, the syntax tree ([`ast`]) and the facts `inspect` prints
-//! ([`inspect`]). Parsing never fails: it returns the tree of everything it could read and a
-//! diagnostic for everything it could not.
+//! blocks and statement keywords ([`layout`]), a hand-written parser for clean files
+//! (`descent`) and the parsers generated from `grammars/colang_v1.lalrpop` for the others, the
+//! syntax tree ([`ast`]) and the facts `inspect` prints ([`inspect`]). Parsing never fails: it
+//! returns the tree of everything it could read and a diagnostic for everything it could not.
 
 pub mod ast;
 pub mod codes;
@@ -86,7 +86,7 @@ pub fn parse_v1(file: FileId, text: &str) -> Parse<Module> {
 /// the chunk by chunk one (INVARIANT: no item spans two chunks, since a chunk starts at a
 /// top-level line that cannot continue the item before it: see `layout`), so it is tried
 /// first: one parser run instead of one per definition. That run is the hand-written parser
-/// ([`descent`]), which reads the tokens as the layout pass gives them, a line at a time, and
+/// (`descent`), which reads the tokens as the layout pass gives them, a line at a time, and
 /// builds the same tree without the generated parser's tables and stacks. When it gives up, the
 /// layout pass runs again over the whole file and the generated clean-file parser (which builds
 /// the same tree with fewer reductions than the first one) reads its tokens. Their errors are
