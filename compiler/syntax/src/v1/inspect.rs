@@ -407,18 +407,28 @@ pub fn anonymous_flow_id(body: &str) -> String {
     format!("anonymous-{}", string_hash(body))
 }
 
-/// The id of the anonymous flow whose `define flow` line starts at byte `header_start`.
-pub(crate) fn anonymous_id_at(text: &str, lines: &Lines, header_start: u32) -> SmolStr {
+/// The id of the anonymous flow whose `define flow` line starts at byte `header_start`, a line
+/// at or after `lines.lines[*from]`; `*from` becomes the line after the header, where the next
+/// anonymous flow's search starts (the flows are read in text order; a body read as deeper lines
+/// may hold the next header, indented). `*from` stays when no line starts at `header_start`.
+pub(crate) fn anonymous_id_at(
+    text: &str,
+    lines: &Lines,
+    header_start: u32,
+    from: &mut usize,
+) -> SmolStr {
     // The hash of the body text, fed as the body is read: the same as `anonymous_flow_id` of the
     // body built whole.
     let mut body = StringHash::default();
     let mut found: Option<u32> = None;
-    // INVARIANT: `lines.lines` is in text order, so the header is found by binary search; a scan
-    // from the first line made a file of many anonymous flows quadratic.
-    let from = lines.lines.partition_point(|l| l.start < header_start);
-    for line in lines.lines.get(from..).unwrap_or(&[]) {
+    let start = first_line_from(&lines.lines, *from, header_start);
+    let rest = lines.lines.get(start..).unwrap_or(&[]);
+    for (i, line) in rest.iter().enumerate() {
         match found {
-            None if line.start == header_start => found = Some(line.indent),
+            None if line.start == header_start => {
+                found = Some(line.indent);
+                *from = start + i + 1;
+            }
             None => {}
             Some(indent) if line.indent > indent => {
                 for (i, seg) in lines.segments_of(line).iter().enumerate() {
@@ -437,11 +447,35 @@ pub(crate) fn anonymous_id_at(text: &str, lines: &Lines, header_start: u32) -> S
     body.anonymous_id()
 }
 
+/// The first line at or after `lines[from]` that starts at or after `start`.
+///
+/// INVARIANT: `lines` is in text order. The line is searched from `from` with steps that double
+/// (it is usually a few lines on), then by binary search within the last step: a scan from the
+/// first line made a file of many anonymous flows quadratic, and a binary search over all the
+/// lines reads a line far away at each of its steps.
+fn first_line_from(lines: &[super::lines::Line], from: usize, start: u32) -> usize {
+    let rest = lines.get(from..).unwrap_or(&[]);
+    let (mut low, mut step) = (0, 1);
+    while let Some(line) = rest.get(low + step - 1)
+        && line.start < start
+    {
+        low += step;
+        step *= 2;
+    }
+    let high = (low + step).min(rest.len());
+    from + low
+        + rest
+            .get(low..high)
+            .unwrap_or(&[])
+            .partition_point(|l| l.start < start)
+}
+
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;
 
     use super::StringHash;
+    use crate::v1::lines::Line;
 
     /// The hash fed four ASCII bytes at a time and the id written by hand are those of the
     /// character-by-character hash and `format!`.
@@ -482,10 +516,49 @@ mod tests {
         }
     }
 
+    /// A header indented under the flow before it (whose body, read as the deeper lines, holds
+    /// it) is found as a search from the first line finds it.
+    #[test]
+    fn anonymous_ids_are_those_of_a_search_from_the_first_line() {
+        use crate::v1::ast::Item;
+        use stalwart_diagnostics::FileId;
+        let text = "define flow\n  user a\n\n define flow\n  user b\ndefine flow\n  user c\n";
+        let lines = crate::v1::lines::split_lines(FileId(0), text);
+        let parsed = crate::parse_v1(FileId(0), text);
+        let mut ids = Vec::new();
+        for item in &parsed.value.items {
+            if let Item::Flow(f) = item {
+                let alone = super::anonymous_id_at(text, &lines, f.header.start, &mut 0);
+                assert_eq!(f.id, alone);
+                ids.push(f.id.clone());
+            }
+        }
+        assert_eq!(ids.len(), 3, "{ids:?}");
+        assert!(ids.iter().all(|id| id != "anonymous-0"), "{ids:?}");
+    }
+
     proptest! {
         #[test]
         fn hashes_match(text in "[ -~é]{0,40}") {
             same_as_by_char(&text);
+        }
+
+        /// The search from a line finds the line a binary search over the lines after it finds.
+        #[test]
+        fn lines_are_found_as_by_binary_search(
+            mut starts in prop::collection::vec(0u32..50, 0..40),
+            from in 0usize..45,
+            start in 0u32..60,
+        ) {
+            starts.sort_unstable();
+            let lines: Vec<Line> = starts
+                .iter()
+                .map(|&s| Line { indent: 0, first: 0, count: 0, start: s, end: s })
+                .collect();
+            let from = from.min(lines.len());
+            let after = lines.get(from..).unwrap_or(&[]);
+            let expected = from + after.partition_point(|l| l.start < start);
+            prop_assert_eq!(super::first_line_from(&lines, from, start), expected);
         }
     }
 }

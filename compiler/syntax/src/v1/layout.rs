@@ -269,38 +269,115 @@ pub fn layout(file: FileId, text: &str, lines: &Lines) -> Layout {
 /// [`layout`] into the buffers of `out`, whose contents are dropped (a parse reuses the buffers
 /// of the file before).
 pub(crate) fn layout_into(file: FileId, text: &str, lines: &Lines, mut out: Layout) -> Layout {
-    out.tokens.clear();
-    out.chunks.clear();
-    out.diagnostics.clear();
     // About one token per four bytes of text, with room for the structure tokens; about one
-    // chunk per four lines. A line's tokens and the open blocks are few.
+    // chunk per four lines.
+    out.tokens.clear();
     out.tokens.reserve(text.len() / 4 + 16);
+    out.chunks.clear();
     out.chunks.reserve(lines.lines.len() / 4 + 4);
-    let mut cx = Ctx {
-        text,
-        file,
-        out,
-        stack: Vec::with_capacity(8),
-        line_toks: Vec::with_capacity(32),
-    };
-    cx.stack.push(Level {
-        indent: 0,
-        mode: Mode::Top,
-        last: Last::Nothing,
-        flat: false,
-    });
-    let mut opener: Option<Opener> = None;
-    let mut skip_above: Option<u32> = None;
-    let mut chunk_start = 0usize;
-    for (i, line) in lines.lines.iter().enumerate() {
-        if let Some(limit) = skip_above {
-            if line.indent > limit {
-                continue;
+    let mut stream = Stream::new(file, text, lines, out);
+    while stream.step() {}
+    stream.finish()
+}
+
+/// The layout pass a line at a time: [`layout_into`] runs it to the end, and the hand-written
+/// parser reads its tokens as they are laid out ([`Stream::refill`]), so that a clean file's
+/// token stream is never held whole.
+pub(crate) struct Stream<'a> {
+    cx: Ctx<'a>,
+    lines: &'a Lines,
+    /// The next line.
+    next: usize,
+    opener: Option<Opener>,
+    skip_above: Option<u32>,
+    /// Where the current chunk starts, counting the tokens dropped by [`Stream::refill`].
+    chunk_start: usize,
+    /// The tokens dropped by [`Stream::refill`].
+    dropped: usize,
+    /// Whether the end of the file has been laid out.
+    ended: bool,
+}
+
+impl<'a> Stream<'a> {
+    /// A layout of `lines` into the buffers of `out`, whose contents are dropped.
+    pub(crate) fn new(file: FileId, text: &'a str, lines: &'a Lines, mut out: Layout) -> Self {
+        out.tokens.clear();
+        out.chunks.clear();
+        out.diagnostics.clear();
+        let mut cx = Ctx {
+            text,
+            file,
+            out,
+            stack: Vec::with_capacity(8),
+            line_toks: Vec::with_capacity(32),
+        };
+        cx.stack.push(Level {
+            indent: 0,
+            mode: Mode::Top,
+            last: Last::Nothing,
+            flat: false,
+        });
+        Stream {
+            cx,
+            lines,
+            next: 0,
+            opener: None,
+            skip_above: None,
+            chunk_start: 0,
+            dropped: 0,
+            ended: false,
+        }
+    }
+
+    /// The tokens laid out since the last [`Stream::refill`].
+    pub(crate) fn tokens(&self) -> &[Spanned] {
+        &self.cx.out.tokens
+    }
+
+    /// Drops the tokens laid out so far and lays out lines until one gives tokens; `false` when
+    /// none is left.
+    #[inline(never)]
+    pub(crate) fn refill(&mut self) -> bool {
+        self.dropped += self.cx.out.tokens.len();
+        self.cx.out.tokens.clear();
+        while self.cx.out.tokens.is_empty() {
+            if !self.step() {
+                return !self.cx.out.tokens.is_empty();
             }
-            skip_above = None;
+        }
+        true
+    }
+
+    /// The layout, with the diagnostics of every line laid out (all of them once
+    /// [`Stream::step`] has returned `false`).
+    pub(crate) fn finish(self) -> Layout {
+        self.cx.out
+    }
+
+    /// The number of tokens laid out, counting those dropped.
+    fn laid_out(&self) -> usize {
+        self.dropped + self.cx.out.tokens.len()
+    }
+
+    /// Lays out the next line (or, after the last, the end of the file); `false` when there was
+    /// nothing left to lay out.
+    pub(crate) fn step(&mut self) -> bool {
+        let i = self.next;
+        let Some(line) = self.lines.lines.get(i) else {
+            self.end();
+            return false;
+        };
+        self.next += 1;
+        let cx = &mut self.cx;
+        let text = cx.text;
+        if let Some(limit) = self.skip_above {
+            if line.indent > limit {
+                return true;
+            }
+            self.skip_above = None;
         }
         cx.line_toks.clear();
-        for seg in lines.segments_of(line) {
+        for seg in self.lines.segments_of(line) {
             lex_segment(
                 text,
                 seg.start as usize,
@@ -312,55 +389,61 @@ pub(crate) fn layout_into(file: FileId, text: &str, lines: &Lines, mut out: Layo
             cx.line_toks.pop();
         }
         let Some(&(first_start, _, _)) = cx.line_toks.first() else {
-            continue;
+            return true;
         };
-        indentation(&mut cx, line, opener.take());
-        let continues = is_continuation(&cx);
-        if line.indent == 0
-            && cx.stack.len() == 1
-            && !continues
-            && cx.out.tokens.len() > chunk_start
-        {
-            cx.out.chunks.push((chunk_start, cx.out.tokens.len()));
-            chunk_start = cx.out.tokens.len();
+        indentation(cx, line, self.opener.take());
+        let continues = is_continuation(cx);
+        let laid_out = self.dropped + cx.out.tokens.len();
+        if line.indent == 0 && cx.stack.len() == 1 && !continues && laid_out > self.chunk_start {
+            cx.out.chunks.push((self.chunk_start, laid_out));
+            self.chunk_start = laid_out;
         }
-        let next_deeper = lines
+        let next_deeper = self
+            .lines
             .lines
             .get(i + 1)
             .is_some_and(|n| n.indent > line.indent);
-        let (mode, required) = classify(&mut cx, next_deeper);
+        let (mode, required) = classify(cx, next_deeper);
         if mode == Some(Mode::Skip) {
-            skip_above = Some(line.indent);
+            self.skip_above = Some(line.indent);
         }
         let end = cx.line_toks.last().map_or(first_start, |t| t.2);
-        let toks = std::mem::take(&mut cx.line_toks);
-        cx.out.tokens.extend(toks.iter().copied());
-        cx.line_toks = toks;
+        cx.out.tokens.extend_from_slice(&cx.line_toks);
         cx.out.tokens.push((end, Tok::Newline, end));
         let mode = if mode == Some(Mode::Skip) { None } else { mode };
-        opener = Some(Opener {
+        self.opener = Some(Opener {
             mode,
             required,
             start: first_start,
             end,
         });
+        true
     }
-    if let Some(o) = opener {
-        missing_block(&mut cx, o);
-    }
-    let end = text.len();
-    while let Some(level) = cx.stack.pop() {
-        if cx.stack.is_empty() {
-            break;
+
+    /// The end of the file: the last line's missing block, the blocks left open and the last
+    /// chunk. Once only.
+    fn end(&mut self) {
+        if std::mem::replace(&mut self.ended, true) {
+            return;
         }
-        if !level.flat {
-            cx.out.tokens.push((end, Tok::Dedent, end));
+        let cx = &mut self.cx;
+        if let Some(o) = self.opener.take() {
+            missing_block(cx, o);
+        }
+        let end = cx.text.len();
+        while let Some(level) = cx.stack.pop() {
+            if cx.stack.is_empty() {
+                break;
+            }
+            if !level.flat {
+                cx.out.tokens.push((end, Tok::Dedent, end));
+            }
+        }
+        let laid_out = self.laid_out();
+        if laid_out > self.chunk_start {
+            self.cx.out.chunks.push((self.chunk_start, laid_out));
         }
     }
-    if cx.out.tokens.len() > chunk_start {
-        cx.out.chunks.push((chunk_start, cx.out.tokens.len()));
-    }
-    cx.out
 }
 
 /// Whether the line continues the top-level statement before it (`else`, `else if`, `else when`).

@@ -1,11 +1,12 @@
 //! Colang 1.0: the line rules ([`lines`]), the lexer ([`lexer`]), the layout pass that adds
-//! blocks and statement keywords ([`layout`]), the parser generated from
-//! `grammars/colang_v1.lalrpop`, the syntax tree ([`ast`]) and the facts `inspect` prints
-//! ([`inspect`]). Parsing never fails: it returns the tree of everything it could read and a
-//! diagnostic for everything it could not.
+//! blocks and statement keywords ([`layout`]), a hand-written parser for clean files
+//! (`descent`) and the parsers generated from `grammars/colang_v1.lalrpop` for the others, the
+//! syntax tree ([`ast`]) and the facts `inspect` prints ([`inspect`]). Parsing never fails: it
+//! returns the tree of everything it could read and a diagnostic for everything it could not.
 
 pub mod ast;
 pub mod codes;
+mod descent;
 pub mod inspect;
 pub mod layout;
 pub mod lexer;
@@ -37,24 +38,24 @@ thread_local! {
         const { std::cell::Cell::new(None) };
 }
 
-/// The most layout tokens whose buffers [`SCRATCH`] keeps (with the line buffers of that file):
-/// a large input's buffers are freed, not held by the thread.
+/// The most layout tokens and logical lines whose buffers [`SCRATCH`] keeps: a large input's
+/// buffers are freed, not held by the thread.
 const SCRATCH_TOKENS: usize = 1 << 16;
+const SCRATCH_LINES: usize = 1 << 14;
 
 /// Parses a Colang 1.0 file. The module holds every definition that could be read; the
 /// diagnostics (sorted by position) say what could not.
 pub fn parse_v1(file: FileId, text: &str) -> Parse<Module> {
     let (lines_buf, layout_buf) = SCRATCH.take().unwrap_or_default();
     let mut lines = lines::split_lines_into(file, text, lines_buf);
-    let mut layout = layout::layout_into(file, text, &lines, layout_buf);
     let mut diagnostics = std::mem::take(&mut lines.diagnostics);
-    diagnostics.append(&mut layout.diagnostics);
-    let mut items = parse_items(file, text, &layout, &mut diagnostics);
+    let (mut items, layout) = parse_items(file, text, &lines, layout_buf, &mut diagnostics);
+    let mut from = 0;
     for item in &mut items {
         if let Item::Flow(flow) = item
             && flow.name.is_none()
         {
-            flow.id = inspect::anonymous_id_at(text, &lines, flow.header.start);
+            flow.id = inspect::anonymous_id_at(text, &lines, flow.header.start, &mut from);
         }
     }
     let docstrings = lines
@@ -62,7 +63,7 @@ pub fn parse_v1(file: FileId, text: &str) -> Parse<Module> {
         .iter()
         .map(|s| stalwart_diagnostics::Span::new(file, s.start, s.end))
         .collect();
-    if layout.tokens.capacity() <= SCRATCH_TOKENS {
+    if layout.tokens.capacity() <= SCRATCH_TOKENS && lines.lines.capacity() <= SCRATCH_LINES {
         SCRATCH.set(Some((lines, layout)));
     }
     let module = Module { items, docstrings };
@@ -76,26 +77,47 @@ pub fn parse_v1(file: FileId, text: &str) -> Parse<Module> {
     }
 }
 
-/// Parses the layout's token stream into the top-level items.
+/// Lays out the logical lines (into the buffers of `buffers`) and parses the token stream into
+/// the top-level items; the layout's diagnostics, then the parser's, go to `diagnostics`.
+/// Returns the items and the layout's buffers.
 ///
 /// The chunks are parsed one by one so that a broken definition does not hide the diagnostics
 /// of the next one. When the whole stream parses without any error, that parse is the same as
 /// the chunk by chunk one (INVARIANT: no item spans two chunks, since a chunk starts at a
 /// top-level line that cannot continue the item before it: see `layout`), so it is tried
-/// first: one parser run instead of one per definition. That run uses the clean-file parser,
-/// which builds the same tree with fewer reductions; its errors are never reported (the chunks
-/// are parsed again with the parser whose "expected …" lists the messages are made of).
+/// first: one parser run instead of one per definition. That run is the hand-written parser
+/// (`descent`), which reads the tokens as the layout pass gives them, a line at a time, and
+/// builds the same tree without the generated parser's tables and stacks. When it gives up, the
+/// layout pass runs again over the whole file and the generated clean-file parser (which builds
+/// the same tree with fewer reductions than the first one) reads its tokens. Their errors are
+/// never reported (the chunks are parsed again with the parser whose "expected …" lists the
+/// messages are made of).
 fn parse_items(
     file: FileId,
     text: &str,
-    layout: &layout::Layout,
+    lines: &lines::Lines,
+    mut buffers: layout::Layout,
     diagnostics: &mut Vec<Diagnostic>,
-) -> Vec<Item> {
+) -> (Vec<Item>, layout::Layout) {
+    let mut pending = nodes::Pending::default();
+    // At most about one item and one chunk per top-level line: no copying of either as they are
+    // pushed.
+    let top = lines.lines.iter().filter(|l| l.indent == 0).count();
+    pending.items.reserve(top);
+    buffers.chunks.clear();
+    buffers.chunks.reserve(top + 1);
+    let mut stream = layout::Stream::new(file, text, lines, buffers);
+    if descent::parse(text, file, &mut stream, &mut pending) {
+        let mut layout = stream.finish();
+        diagnostics.append(&mut layout.diagnostics);
+        return (pending.items, layout);
+    }
+    let mut layout = layout::layout_into(file, text, lines, stream.finish());
+    diagnostics.append(&mut layout.diagnostics);
+    pending.items.clear();
+    pending.clear_blocks();
     let parser = grammar::ChunkParser::new();
     let mut recovered = Vec::new();
-    let mut pending = nodes::Pending::default();
-    // About one item per chunk: no copying of the items as they are pushed.
-    pending.items.reserve(layout.chunks.len());
     let whole = grammar_clean::ChunkParser::new().parse(
         text,
         file,
@@ -104,7 +126,7 @@ fn parse_items(
         text_runs::TextRuns::new(&layout.tokens),
     );
     if whole.is_ok() && recovered.is_empty() {
-        return pending.items;
+        return (pending.items, layout);
     }
     pending = nodes::Pending::default();
     recovered.clear();
@@ -129,7 +151,7 @@ fn parse_items(
                 .map(|r| parse_error(file, text, r.error)),
         );
     }
-    pending.items
+    (pending.items, layout)
 }
 
 type ParseError = lalrpop_util::ParseError<usize, Tok, ()>;

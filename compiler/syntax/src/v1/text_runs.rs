@@ -60,7 +60,7 @@ impl Iterator for TextRuns<'_> {
 }
 
 /// The tokens of `InTok` in grammars/colang_v1.lalrpop.
-fn in_text(tok: Tok) -> bool {
+pub(super) fn in_text(tok: Tok) -> bool {
     matches!(
         tok,
         Tok::Word
