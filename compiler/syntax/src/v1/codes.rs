@@ -113,3 +113,8 @@ pub const BAD_EVENT_ARGUMENTS: Code = Code {
     id: "E1026",
     slug: "bad-event-arguments",
 };
+/// Statements outside any definition (the file's main flow) in a file that also defines a flow.
+pub const MAIN_FLOW_BESIDE_FLOWS: Code = Code {
+    id: "E1027",
+    slug: "statements-beside-flows",
+};

@@ -95,7 +95,7 @@ const PARAM_WORDS: &[&str] = &[
 /// The id of the flow a `bot …` line inside a `define user|bot` body starts: the reference ends
 /// the body there and reads `<name>_direct` (an intent's spaces as `|`) with the lines from the
 /// `bot` line on as a flow.
-fn direct_flow(name: &str, lines: &[MessageLine], user: bool) -> Option<String> {
+pub(crate) fn direct_flow(name: &str, lines: &[MessageLine], user: bool) -> Option<String> {
     // In a bot body, a `bot` line under an `if` counts too.
     let found = if user {
         lines

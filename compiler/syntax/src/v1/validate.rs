@@ -5,8 +5,10 @@ use stalwart_diagnostics::{Diagnostic, Span};
 
 use super::ast::*;
 use super::codes;
+use super::inspect;
 
 pub fn validate(module: &Module, out: &mut Vec<Diagnostic>) {
+    main_flow_beside_flows(module, out);
     let mut top_labels = Vec::new();
     for item in &module.items {
         match item {
@@ -48,6 +50,79 @@ pub fn validate(module: &Module, out: &mut Vec<Diagnostic>) {
             Item::Stmt(s) => stmts(std::slice::from_ref(s), &mut top_labels, out),
             _ => {}
         }
+    }
+}
+
+/// Statements outside any definition make up the file's main flow (id ""). The reference reads
+/// them so only in a file that defines no flow: a flow (written, or the `<name>_direct` flow a
+/// `bot` line in a message body starts) after them, or statements after one, make it fail. The
+/// first item of either kind that follows one of the other kind is reported.
+fn main_flow_beside_flows(module: &Module, out: &mut Vec<Diagnostic>) {
+    let mut first_flow: Option<Span> = None;
+    let mut first_stmt: Option<Span> = None;
+    for item in &module.items {
+        let flow = match item {
+            Item::Flow(f) => Some(f.header),
+            Item::User(u) => inspect::direct_flow(&u.name.text, &u.lines, true).map(|_| u.header),
+            Item::Bot(b) => inspect::direct_flow(&b.name.text, &b.lines, false).map(|_| b.header),
+            _ => None,
+        };
+        match (item, flow) {
+            // A line already reported (an unknown `define`, say) is no statement of the main flow.
+            (Item::Stmt(s), _) if matches!(s.kind, StmtKind::Error) => {}
+            (Item::Stmt(s), _) => {
+                if let Some(defined) = first_flow {
+                    out.push(
+                        Diagnostic::error(
+                            codes::MAIN_FLOW_BESIDE_FLOWS,
+                            first_line(s),
+                            "a statement outside any flow, in a file that defines a flow",
+                        )
+                        .with_label(
+                            "indent it into the flow above, or move it to a file of its own",
+                        )
+                        .with_secondary(defined, "a flow is defined here")
+                        .with_note(
+                            "statements outside a `define` make up the file's main flow, which \
+                             cannot stand beside flow definitions",
+                        ),
+                    );
+                    return;
+                }
+                first_stmt.get_or_insert(first_line(s));
+            }
+            (_, Some(header)) => {
+                if let Some(statement) = first_stmt {
+                    out.push(
+                        Diagnostic::error(
+                            codes::MAIN_FLOW_BESIDE_FLOWS,
+                            header,
+                            "a flow defined after statements outside any flow",
+                        )
+                        .with_label("put the statements above into a `define flow`, or move this flow to a file of its own")
+                        .with_secondary(statement, "this statement is outside any flow")
+                        .with_note(
+                            "statements outside a `define` make up the file's main flow, which \
+                             cannot stand beside flow definitions",
+                        ),
+                    );
+                    return;
+                }
+                first_flow.get_or_insert(header);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Where a statement starts: its keyword when it holds a block, else all of it (one line).
+fn first_line(s: &Stmt) -> Span {
+    match &s.kind {
+        StmtKind::If(_) => keyword_span(s.span, "if"),
+        StmtKind::While(_) => keyword_span(s.span, "while"),
+        StmtKind::When(_) => keyword_span(s.span, "when"),
+        StmtKind::Any(_) => keyword_span(s.span, "any"),
+        _ => s.span,
     }
 }
 
