@@ -198,6 +198,11 @@ impl Pending {
         *self = Pending::default();
     }
 
+    /// Drops the last expression built (the descent parser reads a `{…}` entry again).
+    pub fn drop_expr(&mut self) {
+        self.exprs.pop();
+    }
+
     fn pop_expr(&mut self) -> Expr {
         self.exprs.pop().unwrap_or_else(|| placeholder(FileId(0)))
     }
