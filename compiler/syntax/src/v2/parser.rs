@@ -112,11 +112,10 @@ fn parse_blocks(
     // About one top-level statement per block, and one per blank line between blocks: no
     // copying of them as they are pushed.
     pending.stmts.reserve(2 * layout.blocks.len());
-    module.items.reserve(layout.blocks.len());
     let clean = !layout.toks.iter().any(|t| t.1 == Tok::Error);
     if clean {
         if descent::parse_block(text, file, &mut pending, &layout.toks).is_ok() {
-            add_items(module, pending.stmts.drain(..), diagnostics);
+            add_items(module, &mut pending.stmts, diagnostics);
             return;
         }
         pending.clear();
@@ -124,11 +123,12 @@ fn parse_blocks(
             .parse(text, file, &mut pending, NameRuns::new(text, &layout.toks))
             .is_ok()
         {
-            add_items(module, pending.stmts.drain(..), diagnostics);
+            add_items(module, &mut pending.stmts, diagnostics);
             return;
         }
         pending.clear();
     }
+    module.items.reserve(layout.blocks.len());
     for block in &layout.blocks {
         let Some(toks) = layout.toks.get(block.clone()) else {
             continue;
@@ -137,7 +137,7 @@ fn parse_blocks(
             continue; // already reported by the layout pass
         }
         match parser.parse(text, file, &mut pending, toks.iter().copied()) {
-            Ok(()) => add_items(module, pending.stmts.drain(..), diagnostics),
+            Ok(()) => add_items(module, &mut pending.stmts, diagnostics),
             Err(e) => {
                 pending.clear();
                 diagnostics.push(translate(e, toks, text, file));
@@ -273,13 +273,15 @@ fn continues_operand(tok: Tok) -> bool {
     )
 }
 
-fn add_items(
-    module: &mut Module,
-    stmts: impl ExactSizeIterator<Item = Stmt>,
-    diagnostics: &mut Vec<Diagnostic>,
-) {
-    module.items.reserve(stmts.len());
-    for s in stmts {
+/// Moves the top-level statements into the module's items (reserved exactly: the item vector
+/// of a large file is not copied as it grows).
+fn add_items(module: &mut Module, stmts: &mut Vec<Stmt>, diagnostics: &mut Vec<Diagnostic>) {
+    let items = stmts
+        .iter()
+        .filter(|s| !matches!(s.kind, StmtKind::Empty))
+        .count();
+    module.items.reserve(items);
+    for s in stmts.drain(..) {
         match s.kind {
             StmtKind::Flow(f) => module.items.push(Item::Flow(*f)),
             StmtKind::Import(i) => module.items.push(Item::Import(i)),

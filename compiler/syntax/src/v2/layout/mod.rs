@@ -53,7 +53,7 @@ struct Bracket {
 struct Ctx<'a> {
     text: &'a str,
     file: FileId,
-    raw: Vec<(Option<Raw>, usize, usize)>,
+    raw: Vec<(Option<Raw>, u32, u32)>,
     toks: Vec<(usize, Tok, usize)>,
     diagnostics: Vec<Diagnostic>,
     generated: Vec<u32>,
@@ -247,7 +247,7 @@ impl<'a> Ctx<'a> {
             .enumerate()
             .skip(i + 1)
             .find(|(_, t)| t.0 != Some(Raw::Tab))
-            .map(|(j, t)| (j, t.0, t.1, t.2))
+            .map(|(j, t)| (j, t.0, t.1 as usize, t.2 as usize))
     }
 
     /// The next raw token after index `i`, skipping tabs.
@@ -262,6 +262,7 @@ impl<'a> Ctx<'a> {
     fn run(&mut self) {
         let mut i = 0usize;
         while let Some(&(raw, start, end)) = self.raw.get(i) {
+            let (start, end) = (start as usize, end as usize);
             match raw {
                 Some(Raw::Newline) => self.newline(i, start, end),
                 Some(Raw::Tab) => {
