@@ -192,10 +192,11 @@ pub struct Var {
     pub span: Span,
 }
 
-/// Specs combined with `and` / `or` (`and` binds tighter).
+/// Specs combined with `and` / `or` (`and` binds tighter). A spec is boxed, so that a
+/// statement (which may hold a spec expression) stays small.
 #[derive(Debug, Clone, PartialEq)]
 pub enum SpecExpr {
-    Spec(Spec),
+    Spec(Box<Spec>),
     And(Vec<SpecExpr>, Span),
     Or(Vec<SpecExpr>, Span),
 }

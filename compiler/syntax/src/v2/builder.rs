@@ -198,13 +198,18 @@ impl Pending {
         *self = Pending::default();
     }
 
+    /// Drops the last expression built (the descent parser reads a `{…}` entry again).
+    pub fn drop_expr(&mut self) {
+        self.exprs.pop();
+    }
+
     fn pop_expr(&mut self) -> Expr {
         self.exprs.pop().unwrap_or_else(|| placeholder(FileId(0)))
     }
 
     fn pop_spec(&mut self) -> SpecExpr {
         self.specs.pop().unwrap_or_else(|| {
-            SpecExpr::Spec(Spec {
+            SpecExpr::Spec(Box::new(Spec {
                 target: SpecTarget::Name {
                     name: SmolStr::default(),
                     span: span(FileId(0), 0, 0),
@@ -213,7 +218,7 @@ impl Pending {
                 members: Vec::new(),
                 capture: None,
                 span: span(FileId(0), 0, 0),
-            })
+            }))
         })
     }
 
@@ -454,18 +459,15 @@ impl Pending {
         // The reference's `"(" spec_name [arguments] ")" member* [capture]`: one named flow,
         // action or event with its arguments, and nothing else, inside the parentheses.
         match e {
-            SpecExpr::Spec(s)
+            SpecExpr::Spec(mut s)
                 if matches!(s.target, SpecTarget::Name { .. })
                     && s.members.is_empty()
                     && s.capture.is_none() =>
             {
-                self.specs.push(SpecExpr::Spec(Spec {
-                    target: s.target,
-                    args: s.args,
-                    members,
-                    capture,
-                    span: span(file, l, r),
-                }));
+                s.members = members;
+                s.capture = capture;
+                s.span = span(file, l, r);
+                self.specs.push(SpecExpr::Spec(s));
                 Ok(())
             }
             other => fail(UserErrorKind::MemberOnGroup, other.span()),
@@ -492,7 +494,7 @@ impl Pending {
             Some(ArgsCount::Classic(n)) => Args::Classic(take(&mut self.args, n)),
             Some(ArgsCount::Simple(n)) => Args::Simple(take(&mut self.args, n)),
         };
-        self.specs.push(SpecExpr::Spec(Spec {
+        self.specs.push(SpecExpr::Spec(Box::new(Spec {
             target: SpecTarget::Name {
                 name,
                 span: span(file, nl, nr),
@@ -501,7 +503,7 @@ impl Pending {
             members,
             capture,
             span: span(file, l, r),
-        }));
+        })));
     }
 
     pub fn spec_ref(
@@ -514,13 +516,13 @@ impl Pending {
         capture: Option<Var>,
     ) {
         let members = take(&mut self.members, members);
-        self.specs.push(SpecExpr::Spec(Spec {
+        self.specs.push(SpecExpr::Spec(Box::new(Spec {
             target: SpecTarget::Ref(v),
             args: Args::None,
             members,
             capture,
             span: span(file, l, r),
-        }));
+        })));
     }
 
     pub fn member(

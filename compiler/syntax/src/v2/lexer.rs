@@ -129,12 +129,14 @@ fn long_string(lex: &mut logos::Lexer<'_, Raw>, quote: u8) -> bool {
 }
 
 /// Tokenizes the whole text: `(token, start, end)`, with `None` for text no token matches.
-pub(crate) fn lex(text: &str) -> Vec<(Option<Raw>, usize, usize)> {
+/// Offsets are `u32` (the parser refuses larger files before lexing), so a token takes 12
+/// bytes: a large file's token buffer is half as much fresh memory to fill.
+pub(crate) fn lex(text: &str) -> Vec<(Option<Raw>, u32, u32)> {
     let mut out = Vec::with_capacity(text.len() / 4 + 8);
     let mut lexer = Raw::lexer(text);
     while let Some(tok) = lexer.next() {
         let span = lexer.span();
-        out.push((tok.ok(), span.start, span.end));
+        out.push((tok.ok(), span.start as u32, span.end as u32));
     }
     out
 }

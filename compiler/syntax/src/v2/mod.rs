@@ -1,7 +1,8 @@
 //! Colang 2.x: the front end for `flow`-style rulebooks. Text goes through a logos lexer
 //! (`lexer`), a layout pass that adds indentation tokens and reads keywords in context
-//! (`layout`), and an LR(1) parser generated from `grammars/colang_v2.lalrpop` (`parser`), into
-//! a typed tree with spans (`ast`). `inspect` prints the facts the reference parser reports;
+//! (`layout`), and an LR(1) parser generated from `grammars/colang_v2.lalrpop` (`parser`; clean
+//! files go first through a recursive-descent parser that follows the same grammar), into a
+//! typed tree with spans (`ast`). `inspect` prints the facts the reference parser reports;
 //! `actions` lists the actions (tools) a module starts or awaits.
 
 pub mod actions;

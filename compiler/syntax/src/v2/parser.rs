@@ -18,6 +18,8 @@ generated_parser!(colang_v2, "/colang_v2.rs");
 // "expected …" lists, so it parses clean files only and never reports errors.
 generated_parser!(colang_v2_clean, "/colang_v2_clean.rs");
 
+mod descent;
+
 type Token = (usize, Tok, usize);
 
 /// Parses a Colang 2.x file.
@@ -93,9 +95,11 @@ fn lone_element(text: &str, module: &Module, diagnostics: &mut Vec<Diagnostic>) 
 /// place and the whole stream parses, that parse is the same as the block by block one
 /// (INVARIANT: no statement spans two blocks, since a block starts at a column-0 `flow`,
 /// decorator or `import` line, which cannot continue the statement before it: see `layout`), so
-/// it is tried first: one parser run instead of one per block. That run uses the clean-file
-/// parser, which builds the same tree with fewer reductions; its errors are never reported (the
-/// blocks are parsed again with the parser whose "expected …" lists the messages are made of).
+/// it is tried first: one parser run instead of one per block. That run uses the descent parser
+/// (`descent`), which calls the same actions without a parse table, and when it stops, the
+/// clean-file parser, which builds the same tree with fewer reductions than the first one;
+/// their errors are never reported (the blocks are parsed again with the parser whose
+/// "expected …" lists the messages are made of).
 fn parse_blocks(
     file: FileId,
     text: &str,
@@ -108,18 +112,23 @@ fn parse_blocks(
     // About one top-level statement per block, and one per blank line between blocks: no
     // copying of them as they are pushed.
     pending.stmts.reserve(2 * layout.blocks.len());
-    module.items.reserve(layout.blocks.len());
     let clean = !layout.toks.iter().any(|t| t.1 == Tok::Error);
     if clean {
+        if descent::parse_block(text, file, &mut pending, &layout.toks).is_ok() {
+            add_items(module, &mut pending.stmts, diagnostics);
+            return;
+        }
+        pending.clear();
         if colang_v2_clean::BlockParser::new()
             .parse(text, file, &mut pending, NameRuns::new(text, &layout.toks))
             .is_ok()
         {
-            add_items(module, pending.stmts.drain(..), diagnostics);
+            add_items(module, &mut pending.stmts, diagnostics);
             return;
         }
         pending.clear();
     }
+    module.items.reserve(layout.blocks.len());
     for block in &layout.blocks {
         let Some(toks) = layout.toks.get(block.clone()) else {
             continue;
@@ -128,7 +137,7 @@ fn parse_blocks(
             continue; // already reported by the layout pass
         }
         match parser.parse(text, file, &mut pending, toks.iter().copied()) {
-            Ok(()) => add_items(module, pending.stmts.drain(..), diagnostics),
+            Ok(()) => add_items(module, &mut pending.stmts, diagnostics),
             Err(e) => {
                 pending.clear();
                 diagnostics.push(translate(e, toks, text, file));
@@ -264,13 +273,15 @@ fn continues_operand(tok: Tok) -> bool {
     )
 }
 
-fn add_items(
-    module: &mut Module,
-    stmts: impl ExactSizeIterator<Item = Stmt>,
-    diagnostics: &mut Vec<Diagnostic>,
-) {
-    module.items.reserve(stmts.len());
-    for s in stmts {
+/// Moves the top-level statements into the module's items (reserved exactly: the item vector
+/// of a large file is not copied as it grows).
+fn add_items(module: &mut Module, stmts: &mut Vec<Stmt>, diagnostics: &mut Vec<Diagnostic>) {
+    let items = stmts
+        .iter()
+        .filter(|s| !matches!(s.kind, StmtKind::Empty))
+        .count();
+    module.items.reserve(items);
+    for s in stmts.drain(..) {
         match s.kind {
             StmtKind::Flow(f) => module.items.push(Item::Flow(*f)),
             StmtKind::Import(i) => module.items.push(Item::Import(i)),

@@ -53,7 +53,7 @@ struct Bracket {
 struct Ctx<'a> {
     text: &'a str,
     file: FileId,
-    raw: Vec<(Option<Raw>, usize, usize)>,
+    raw: Vec<(Option<Raw>, u32, u32)>,
     toks: Vec<(usize, Tok, usize)>,
     diagnostics: Vec<Diagnostic>,
     generated: Vec<u32>,
@@ -97,24 +97,43 @@ fn expanded_ellipses(text: &str) -> Vec<u32> {
     const QUOTES: &str = "\"\"\"";
     let mut in_docstring = false;
     let mut start = 0usize;
-    for line in text.split('\n') {
+    let ends = memchr::memchr_iter(b'\n', text.as_bytes()).chain([text.len()]);
+    for end in ends {
+        let line = text.get(start..end).unwrap_or("");
+        let spaces = line.bytes().take_while(|&b| b == b' ').count();
+        // A line outside a docstring whose first other byte is a visible ASCII character but
+        // `"` neither opens nor closes one: only its `...` matters.
+        let plain = !in_docstring
+            && line
+                .as_bytes()
+                .get(spaces)
+                .is_some_and(|&b| b > b' ' && b < 0x7f && b != b'"');
+        if plain {
+            if spaces > 0
+                && line
+                    .as_bytes()
+                    .get(spaces..)
+                    .is_some_and(|r| r.starts_with(b"..."))
+            {
+                out.push(u32::try_from(start + spaces).unwrap_or(u32::MAX));
+            }
+            start = end + 1;
+            continue;
+        }
         let stripped = line.trim();
         let opens = stripped.starts_with(QUOTES);
         if in_docstring {
             in_docstring = !stripped.ends_with(QUOTES);
         } else if opens {
             in_docstring = !(stripped.ends_with(QUOTES) && stripped != QUOTES);
-        } else {
-            let spaces = line.bytes().take_while(|&b| b == b' ').count();
-            if spaces > 0
-                && line
-                    .get(spaces..)
-                    .is_some_and(|rest| rest.starts_with("..."))
-            {
-                out.push(u32::try_from(start + spaces).unwrap_or(u32::MAX));
-            }
+        } else if spaces > 0
+            && line
+                .get(spaces..)
+                .is_some_and(|rest| rest.starts_with("..."))
+        {
+            out.push(u32::try_from(start + spaces).unwrap_or(u32::MAX));
         }
-        start += line.len() + 1;
+        start = end + 1;
     }
     out
 }
@@ -228,7 +247,7 @@ impl<'a> Ctx<'a> {
             .enumerate()
             .skip(i + 1)
             .find(|(_, t)| t.0 != Some(Raw::Tab))
-            .map(|(j, t)| (j, t.0, t.1, t.2))
+            .map(|(j, t)| (j, t.0, t.1 as usize, t.2 as usize))
     }
 
     /// The next raw token after index `i`, skipping tabs.
@@ -243,6 +262,7 @@ impl<'a> Ctx<'a> {
     fn run(&mut self) {
         let mut i = 0usize;
         while let Some(&(raw, start, end)) = self.raw.get(i) {
+            let (start, end) = (start as usize, end as usize);
             match raw {
                 Some(Raw::Newline) => self.newline(i, start, end),
                 Some(Raw::Tab) => {

@@ -8,7 +8,7 @@ use stalwart_diagnostics::FileId;
 
 use crate::test_inputs::{cut_and_left_out, input_texts};
 
-use super::{NameRuns, Pending, colang_v2_clean};
+use super::{NameRuns, Pending, colang_v2_clean, descent};
 use crate::v2::ast::Stmt;
 use crate::v2::layout::layout;
 
@@ -30,6 +30,49 @@ fn merged_agrees(text: &str) -> bool {
         assert_eq!(whole, merged, "{text:?}");
     }
     merged.is_some()
+}
+
+/// Whether the descent parser accepted the file; panics unless it accepts exactly where the
+/// clean-file parser does on the whole stream, with the same statements.
+fn descent_agrees(text: &str) -> bool {
+    let layout = layout(FileId(0), text);
+    if layout
+        .toks
+        .iter()
+        .any(|t| t.1 == crate::v2::token::Tok::Error)
+    {
+        return false;
+    }
+    let table = parse_clean(text, layout.toks.iter().copied());
+    let mut pending = Pending::default();
+    let ok = descent::parse_block(text, FileId(0), &mut pending, &layout.toks).is_ok();
+    let descent = ok.then_some(pending.stmts);
+    assert_eq!(table, descent, "{text:?}");
+    descent.is_some()
+}
+
+#[test]
+fn descent_parser_agrees_with_the_clean_file_parser_on_files_cut_and_with_lines_left_out() {
+    let texts = input_texts("v2");
+    assert!(!texts.is_empty(), "no input files");
+    let mut accepted = 0;
+    for text in &texts {
+        for variant in cut_and_left_out(text) {
+            accepted += usize::from(descent_agrees(&variant));
+        }
+    }
+    assert!(accepted > texts.len(), "only {accepted} inputs accepted");
+}
+
+#[test]
+fn descent_parser_stops_where_nesting_is_deep_and_the_clean_file_parser_goes_on() {
+    let deep = format!("flow a\n  $x = {}1\n", "-".repeat(300));
+    let layout = layout(FileId(0), &deep);
+    let mut pending = Pending::default();
+    assert!(descent::parse_block(&deep, FileId(0), &mut pending, &layout.toks).is_err());
+    assert!(parse_clean(&deep, layout.toks.iter().copied()).is_some());
+    let shallow = format!("flow a\n  $x = {}1\n", "-".repeat(100));
+    assert!(descent_agrees(&shallow));
 }
 
 #[test]
@@ -105,5 +148,12 @@ proptest! {
         body in prop::collection::vec(prop::sample::select(STATEMENTS), 0..12)
     ) {
         merged_agrees(&flow(&body));
+    }
+
+    #[test]
+    fn descent_parser_agrees_with_the_clean_file_parser_on_generated_flows(
+        body in prop::collection::vec(prop::sample::select(STATEMENTS), 0..12)
+    ) {
+        descent_agrees(&flow(&body));
     }
 }
