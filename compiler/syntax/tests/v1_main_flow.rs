@@ -13,7 +13,12 @@ fn beside_flows(text: &str) -> Vec<(usize, String)> {
         .iter()
         .filter(|d| d.code.id == "E1027")
         .map(|d| {
-            let line = text[..d.primary.span.start as usize].matches('\n').count() + 1;
+            let line = text
+                .get(..d.primary.span.start as usize)
+                .unwrap_or("")
+                .matches('\n')
+                .count()
+                + 1;
             (line, d.message.clone())
         })
         .collect()
