@@ -83,6 +83,29 @@ fn truncated_and_edited_corpus_files_never_panic() {
 }
 
 #[test]
+fn a_keyword_shorter_than_the_one_named_keeps_its_span_inside_the_text() {
+    // `elif` (an error in 1.0) is read as an `else if`; without a condition, that error's label
+    // must not run past the four bytes written.
+    for text in [
+        "define flow a\n  if $a\n    bot x\n  elif",
+        "define flow a\n  if $a\n    bot x\n  elif\n    bot y\n",
+    ] {
+        check(text);
+        let parsed = parse_v1(FileId(0), text);
+        let e1018 = parsed
+            .diagnostics
+            .iter()
+            .find(|d| d.code.id == "E1018")
+            .unwrap();
+        let at = text.find("elif").unwrap() as u32;
+        assert_eq!(
+            (e1018.primary.span.start, e1018.primary.span.end),
+            (at, at + 4)
+        );
+    }
+}
+
+#[test]
 fn deep_nesting_is_reported_not_crashed() {
     let mut text = String::from("define flow deep\n");
     for depth in 1..400 {

@@ -67,7 +67,7 @@ pub fn parse_v1(file: FileId, text: &str) -> Parse<Module> {
         SCRATCH.set(Some((lines, layout)));
     }
     let module = Module { items, docstrings };
-    validate::validate(&module, &mut diagnostics);
+    validate::validate(&module, text, &mut diagnostics);
     stalwart_diagnostics::sort(&mut diagnostics);
     diagnostics.dedup();
     crate::cap_errors(&mut diagnostics, codes::TOO_MANY_ERRORS);

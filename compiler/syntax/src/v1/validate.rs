@@ -7,7 +7,7 @@ use super::ast::*;
 use super::codes;
 use super::inspect;
 
-pub fn validate(module: &Module, out: &mut Vec<Diagnostic>) {
+pub fn validate(module: &Module, text: &str, out: &mut Vec<Diagnostic>) {
     main_flow_beside_flows(module, out);
     let mut top_labels = Vec::new();
     for item in &module.items {
@@ -31,7 +31,7 @@ pub fn validate(module: &Module, out: &mut Vec<Diagnostic>) {
                         .with_label("expected the message's name, e.g. `define bot refuse`"),
                     );
                 }
-                messages(&b.lines, out);
+                messages(&b.lines, text, out);
             }
             Item::Flow(f) => {
                 if f.subflow && f.name.is_none() {
@@ -45,9 +45,9 @@ pub fn validate(module: &Module, out: &mut Vec<Diagnostic>) {
                     );
                 }
                 let mut labels = Vec::new();
-                stmts(&f.body, &mut labels, out);
+                stmts(&f.body, text, &mut labels, out);
             }
-            Item::Stmt(s) => stmts(std::slice::from_ref(s), &mut top_labels, out),
+            Item::Stmt(s) => stmts(std::slice::from_ref(s), text, &mut top_labels, out),
             _ => {}
         }
     }
@@ -126,16 +126,37 @@ fn first_line(s: &Stmt) -> Span {
     }
 }
 
+/// The start of `span` as long as `keyword`, within `span`: the keyword written may be shorter
+/// than the one named (`elif`, reported as an `else if`).
 fn keyword_span(span: Span, keyword: &str) -> Span {
     let len = u32::try_from(keyword.len()).unwrap_or(0);
-    Span::new(span.file, span.start, span.start.saturating_add(len))
+    Span::new(
+        span.file,
+        span.start,
+        span.start.saturating_add(len).min(span.end),
+    )
 }
 
-fn missing_condition(span: Span, keyword: &str, out: &mut Vec<Diagnostic>) {
+/// The keyword at the start of `span` as written: `keyword`, or the word written in its place
+/// (`elif`, read as an `else if`).
+fn written_keyword(text: &str, span: Span, keyword: &str) -> Span {
+    let rest = text
+        .get(span.start as usize..span.end as usize)
+        .unwrap_or("");
+    if rest.starts_with(keyword) {
+        return keyword_span(span, keyword);
+    }
+    let word = rest
+        .find(|c: char| !c.is_alphanumeric() && c != '_')
+        .unwrap_or(rest.len());
+    keyword_span(span, rest.get(..word).unwrap_or(keyword))
+}
+
+fn missing_condition(text: &str, span: Span, keyword: &str, out: &mut Vec<Diagnostic>) {
     out.push(
         Diagnostic::error(
             codes::MISSING_EXPRESSION,
-            keyword_span(span, keyword),
+            written_keyword(text, span, keyword),
             format!("`{keyword}` without a condition"),
         )
         .with_label(format!(
@@ -144,7 +165,7 @@ fn missing_condition(span: Span, keyword: &str, out: &mut Vec<Diagnostic>) {
     );
 }
 
-fn messages(lines: &[MessageLine], out: &mut Vec<Diagnostic>) {
+fn messages(lines: &[MessageLine], text: &str, out: &mut Vec<Diagnostic>) {
     for line in lines {
         if let MessageLine::Branch(b) = line {
             let keyword = match b.keyword {
@@ -153,39 +174,39 @@ fn messages(lines: &[MessageLine], out: &mut Vec<Diagnostic>) {
                 BranchKeyword::Else => "else",
             };
             if b.keyword != BranchKeyword::Else && b.condition.is_none() {
-                missing_condition(b.span, keyword, out);
+                missing_condition(text, b.span, keyword, out);
             }
-            messages(&b.lines, out);
+            messages(&b.lines, text, out);
         }
     }
 }
 
-fn stmts(body: &[Stmt], labels: &mut Vec<String>, out: &mut Vec<Diagnostic>) {
+fn stmts(body: &[Stmt], text: &str, labels: &mut Vec<String>, out: &mut Vec<Diagnostic>) {
     for s in body {
         match &s.kind {
             StmtKind::If(i) => {
                 for (n, b) in i.branches.iter().enumerate() {
                     if b.condition.is_none() {
-                        missing_condition(b.span, if n == 0 { "if" } else { "else if" }, out);
+                        missing_condition(text, b.span, if n == 0 { "if" } else { "else if" }, out);
                     }
-                    stmts(&b.body, labels, out);
+                    stmts(&b.body, text, labels, out);
                 }
                 if let Some(e) = &i.else_body {
-                    stmts(e, labels, out);
+                    stmts(e, text, labels, out);
                 }
             }
             StmtKind::While(w) => {
                 if w.condition.is_none() {
-                    missing_condition(s.span, "while", out);
+                    missing_condition(text, s.span, "while", out);
                 }
-                stmts(&w.body, labels, out);
+                stmts(&w.body, text, labels, out);
             }
             StmtKind::When(w) => {
                 for b in &w.branches {
-                    stmts(&b.body, labels, out);
+                    stmts(&b.body, text, labels, out);
                 }
             }
-            StmtKind::Any(b) => stmts(b, labels, out),
+            StmtKind::Any(b) => stmts(b, text, labels, out),
             StmtKind::Do(t) if t.text.is_empty() => out.push(
                 Diagnostic::error(
                     codes::MISSING_NAME,
