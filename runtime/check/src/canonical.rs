@@ -443,6 +443,16 @@ mod tests {
         String::from_utf8(buf).unwrap()
     }
 
+    /// `write_str` writes `text` as `serde_json` does.
+    fn escapes_as_serde_json(text: &str) {
+        let mut buf = Vec::new();
+        write_str(&mut buf, text);
+        assert_eq!(
+            String::from_utf8(buf).unwrap(),
+            serde_json::to_string(text).unwrap()
+        );
+    }
+
     #[test]
     fn an_escape_is_found_at_every_position_of_every_short_length() {
         for len in 0..24 {
@@ -451,12 +461,7 @@ mod tests {
                     let text: String = (0..len)
                         .map(|i| if i == at { special } else { 'a' })
                         .collect();
-                    let mut buf = Vec::new();
-                    write_str(&mut buf, &text);
-                    assert_eq!(
-                        String::from_utf8(buf).unwrap(),
-                        serde_json::to_string(&text).unwrap()
-                    );
+                    escapes_as_serde_json(&text);
                 }
             }
         }
@@ -474,12 +479,7 @@ mod tests {
                             _ => 'a',
                         })
                         .collect();
-                    let mut buf = Vec::new();
-                    write_str(&mut buf, &text);
-                    assert_eq!(
-                        String::from_utf8(buf).unwrap(),
-                        serde_json::to_string(&text).unwrap()
-                    );
+                    escapes_as_serde_json(&text);
                 }
             }
         }
