@@ -407,6 +407,47 @@ pub fn base64url_is(bytes: &[u8; 32], text: &[u8]) -> bool {
     text.len() == buf.len() && buf.iter().zip(text).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
+/// The 32 bytes whose [`encode_hash`] is `text`: `None` unless `text` is exactly such an
+/// encoding (43 characters of the URL alphabet, the last one's two spare bits zero).
+pub fn decode_hash(text: &str) -> Option<[u8; 32]> {
+    let text: &[u8; 43] = text.as_bytes().try_into().ok()?;
+    let v = |c: u8| u32::from(SEXTETS.get(usize::from(c)).copied().unwrap_or(0xFF));
+    let mut out = [0u8; 32];
+    // A character outside the alphabet reads as 0xFF: its high bits stay set in `bad`.
+    let mut bad = 0u32;
+    // Ten groups of four characters give 30 bytes; the last three characters give two.
+    for (group, bytes) in text.chunks_exact(4).zip(out.chunks_exact_mut(3)) {
+        if let ([a, b, c, d], [x, y, z]) = (group, bytes) {
+            let (a, b, c, d) = (v(*a), v(*b), v(*c), v(*d));
+            bad |= a | b | c | d;
+            let n = (a << 18) | (b << 12) | (c << 6) | d;
+            [*x, *y, *z] = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
+        }
+    }
+    let (a, b, c) = (v(text[40]), v(text[41]), v(text[42]));
+    bad |= a | b | c;
+    let n = (a << 12) | (b << 6) | c;
+    if bad > 63 || n & 0b11 != 0 {
+        return None;
+    }
+    out[30] = (n >> 10) as u8;
+    out[31] = (n >> 2) as u8;
+    Some(out)
+}
+
+/// Each byte's value as a base64url character, 0xFF for the bytes outside the alphabet.
+// Worked out while compiling: an index out of range would fail the build, not panic.
+#[allow(clippy::indexing_slicing)]
+const SEXTETS: [u8; 256] = {
+    let mut table = [0xFF; 256];
+    let mut i = 0;
+    while i < 64 {
+        table[ALPHABET[i] as usize] = i as u8;
+        i += 1;
+    }
+    table
+};
+
 /// Decodes base64url (with or without padding); `None` on a bad character.
 pub fn base64url_decode(text: &str) -> Option<Vec<u8>> {
     let text = text.trim_end_matches('=');
@@ -598,6 +639,27 @@ mod tests {
                 serde_json::to_string(s).unwrap()
             );
         }
+    }
+
+    #[test]
+    fn decode_hash_reads_back_exactly_the_encoding() {
+        for seed in 0..64usize {
+            let bytes: [u8; 32] = std::array::from_fn(|i| (i * 53 + seed * 31 + 7) as u8);
+            let encoded = encode_hash(&bytes);
+            let text = hash_text(&encoded);
+            assert_eq!(decode_hash(text), Some(bytes), "{text}");
+            let mut spare = encoded;
+            // The last character carries two spare bits: set, the text is not an encoding.
+            spare[42] = if spare[42] == b'A' { b'B' } else { b'A' };
+            if (spare[42] - b'A') & 0b11 != 0 {
+                assert_eq!(decode_hash(hash_text(&spare)), None);
+            }
+        }
+        assert_eq!(decode_hash(""), None);
+        assert_eq!(decode_hash(&"A".repeat(42)), None);
+        assert_eq!(decode_hash(&"A".repeat(44)), None);
+        assert_eq!(decode_hash(&format!("{}+", "A".repeat(42))), None);
+        assert_eq!(decode_hash(&format!("{}=", "A".repeat(42))), None);
     }
 
     #[test]

@@ -13,9 +13,10 @@ use std::ops::Range;
 use serde_json::Value;
 
 use crate::canonical::{
-    base64url, base64url_decode, base64url_is, encode_hash, hash_text, write_object, write_value,
+    base64url, base64url_decode, base64url_is, decode_hash, encode_hash, hash_text, write_object,
+    write_value,
 };
-use crate::session::{CallEntry, Entry, Session};
+use crate::session::{CallEntry, Decision, Entry, Session};
 
 /// The key file ("the licence"): the MAC key, an id and an expiry.
 #[derive(Clone)]
@@ -151,8 +152,9 @@ fn genesis(session: &Session) -> Vec<u8> {
     g
 }
 
-/// The hash of the entry that follows `prev`, with the entry's bytes written into `buf` (which is
-/// cleared first; reusing it across entries saves an allocation each). For a call entry, also the
+/// The hash of the entry that follows `prev`: the keyed BLAKE3 of `prev`'s length (LEB128),
+/// `prev` (the genesis bytes, or the previous token's 32 bytes) and the entry's bytes. The
+/// entry's bytes are written into `buf` (which is cleared first; reusing it across entries saves an allocation each). For a call entry, also the
 /// range of `buf` that holds the canonical JSON of its arguments: the bytes its digest covers.
 fn link(
     key: &Key,
@@ -161,7 +163,7 @@ fn link(
     buf: &mut Vec<u8>,
 ) -> (blake3::Hash, Option<Range<usize>>) {
     buf.clear();
-    buf.extend_from_slice(&(prev.len() as u64).to_le_bytes());
+    put_len(buf, prev.len() as u64);
     buf.extend_from_slice(prev);
     let range = write_entry(buf, entry);
     (blake3::keyed_hash(&key.secret, buf), range)
@@ -190,6 +192,40 @@ fn put_text(out: &mut Vec<u8>, text: &str) {
     out.extend_from_slice(text.as_bytes());
 }
 
+/// The reasons the check gives, each written as one byte (its place here, from 1) in a call's
+/// canonical bytes; any other reason is written as `0` and its text. INVARIANT: words are only
+/// ever added at the end (a changed place changes every signature over it).
+const REASON_CODES: [&str; 23] = [
+    "allow",
+    "confirmed",
+    "compensation",
+    "write",
+    "argument_origin",
+    "tainted_call",
+    "irreversible_pivot",
+    "schema_partial",
+    "gate_clarify",
+    "unknown_tool",
+    "agent_required",
+    "history_invalid",
+    "licence_lapsed",
+    "argument_schema",
+    "undeclared_destination",
+    "order_rule",
+    "condition_failed",
+    "condition_unknown",
+    "no_flow",
+    "usage_unknown",
+    "limit_reached",
+    "spend_unknown",
+    "spend_exceeded",
+];
+
+fn reason_code(reason: &str) -> Option<u8> {
+    let at = REASON_CODES.iter().position(|r| *r == reason)?;
+    u8::try_from(at + 1).ok()
+}
+
 /// Writes an entry's canonical bytes without its token; for a call, answers where its arguments'
 /// canonical JSON lies in `out`.
 ///
@@ -200,9 +236,10 @@ fn put_text(out: &mut Vec<u8>, text: &str) {
 /// - read: `1`, the text to the end; reply: `2`, the text to the end;
 /// - outcome: `3`, step, outcome word, then the result's canonical JSON to the end (nothing when
 ///   there is no result: JSON is never empty);
-/// - call: `4`, step, tool, agent, at, decision word, the marks (names in order, each with its
-///   list), the origins (names in order, each with its origin), the reasons, `0` or `1` and the
-///   step it undoes, then the arguments' canonical JSON to the end.
+/// - call: `4`, step, tool, agent, at, the decision (`1` allow, `2` confirm, `3` refuse), the
+///   marks (names in order, each with its list), the origins (names in order, each with its
+///   origin), the reasons (each one byte, its place in [`REASON_CODES`], or `0` and its text),
+///   `0` or `1` and the step it undoes, then the arguments' canonical JSON to the end.
 ///
 /// A call's digest is not written: it is the hash of the arguments, which are, and verification
 /// checks it against them. Every field before the last one is self-delimiting, so no two entries
@@ -245,7 +282,11 @@ fn write_call(out: &mut Vec<u8>, c: &CallEntry, arguments: Option<Range<usize>>)
     put_text(out, &c.tool);
     put_text(out, &c.agent);
     put_len(out, c.at);
-    put_text(out, c.decision.as_str());
+    out.push(match c.decision {
+        Decision::Allow => 1,
+        Decision::Confirm => 2,
+        Decision::Refuse => 3,
+    });
     put_len(out, c.marks.len() as u64);
     for (name, list) in c.marks.iter() {
         put_text(out, name);
@@ -261,7 +302,13 @@ fn write_call(out: &mut Vec<u8>, c: &CallEntry, arguments: Option<Range<usize>>)
     }
     put_len(out, c.reasons.len() as u64);
     for reason in &c.reasons {
-        put_text(out, reason);
+        match reason_code(reason) {
+            Some(code) => out.push(code),
+            None => {
+                out.push(0);
+                put_text(out, reason);
+            }
+        }
     }
     match c.undoes {
         Some(u) => {
@@ -324,13 +371,9 @@ pub fn verify_session(key: &Key, session: &mut Session) -> bool {
 /// answers the number of calls of the whole history.
 fn verify_from(key: &Key, session: &Session, from: usize, calls: u32) -> Option<u32> {
     let entries = session.entries();
-    let first;
-    let mut prev: &[u8] = match from.checked_sub(1).and_then(|i| entries.get(i)) {
-        Some(last) => last.token().as_bytes(),
-        None => {
-            first = genesis(session);
-            &first
-        }
+    let mut prev: Link = match from.checked_sub(1).and_then(|i| entries.get(i)) {
+        Some(last) => Link::Token(decode_hash(last.token())?),
+        None => Link::Genesis(genesis(session)),
     };
     let mut buf = Vec::with_capacity(512);
     let mut step = calls;
@@ -347,7 +390,7 @@ fn verify_from(key: &Key, session: &Session, from: usize, calls: u32) -> Option<
             }
             _ => {}
         }
-        let (token, arguments) = link(key, prev, entry, &mut buf);
+        let (token, arguments) = link(key, prev.bytes(), entry, &mut buf);
         if let (Entry::Call(c), Some(range)) = (entry, arguments) {
             let digest = blake3::hash(buf.get(range).unwrap_or(&[]));
             if !base64url_is(digest.as_bytes(), c.digest.as_bytes()) {
@@ -358,18 +401,44 @@ fn verify_from(key: &Key, session: &Session, from: usize, calls: u32) -> Option<
             return None;
         }
         // The entry's token is the link just computed.
-        prev = entry.token().as_bytes();
+        prev = Link::Token(*token.as_bytes());
     }
     Some(step)
+}
+
+/// What an entry's bytes are signed after: the session's genesis for the first entry, else the
+/// previous entry's token (its 32 bytes, not their text).
+enum Link {
+    Genesis(Vec<u8>),
+    Token([u8; 32]),
+}
+
+impl Link {
+    /// The link after the last entry of `session` (whose history verifies, so its tokens are
+    /// well-formed); `None` when that token is not the text of 32 bytes.
+    fn after(session: &Session) -> Option<Link> {
+        Some(match (session.entries().last(), session.last_raw_token()) {
+            (Some(_), Some(raw)) => Link::Token(*raw),
+            (Some(last), None) => Link::Token(decode_hash(last.token())?),
+            (None, _) => Link::Genesis(genesis(session)),
+        })
+    }
+
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Link::Genesis(g) => g,
+            Link::Token(t) => t,
+        }
+    }
 }
 
 /// Appends an entry, signing it over the chain so far. The history must already verify.
 pub fn append(key: &Key, session: &mut Session, entry: Entry) {
     let mut buf = Vec::with_capacity(512);
-    let (token, _) = match session.entries().last() {
-        Some(last) => link(key, last.token().as_bytes(), &entry, &mut buf),
-        None => link(key, &genesis(session), &entry, &mut buf),
-    };
+    // A history that verifies has well-formed tokens; one that does not is not appended to
+    // (the caller verifies first), and gets the genesis link here.
+    let prev = Link::after(session).unwrap_or_else(|| Link::Genesis(genesis(session)));
+    let (token, _) = link(key, prev.bytes(), &entry, &mut buf);
     push_signed(key, session, entry, token);
 }
 
@@ -379,16 +448,9 @@ pub fn append(key: &Key, session: &mut Session, entry: Entry) {
 pub(crate) fn append_call(key: &Key, session: &mut Session, entry: CallEntry, buf: &mut Vec<u8>) {
     let arguments = 0..buf.len();
     let start = buf.len();
-    let genesis_link;
-    let prev: &[u8] = match session.entries().last() {
-        Some(last) => last.token().as_bytes(),
-        None => {
-            genesis_link = genesis(session);
-            &genesis_link
-        }
-    };
-    buf.extend_from_slice(&(prev.len() as u64).to_le_bytes());
-    buf.extend_from_slice(prev);
+    let prev = Link::after(session).unwrap_or_else(|| Link::Genesis(genesis(session)));
+    put_len(buf, prev.bytes().len() as u64);
+    buf.extend_from_slice(prev.bytes());
     write_call(buf, &entry, Some(arguments));
     let token = blake3::keyed_hash(&key.secret, buf.get(start..).unwrap_or(&[]));
     push_signed(key, session, Entry::Call(entry), token);
@@ -396,7 +458,7 @@ pub(crate) fn append_call(key: &Key, session: &mut Session, entry: CallEntry, bu
 
 fn push_signed(key: &Key, session: &mut Session, mut entry: Entry, token: blake3::Hash) {
     entry.set_token(hash_text(&encode_hash(token.as_bytes())).to_string());
-    session.push_signed(entry, key.fingerprint);
+    session.push_signed(entry, *token.as_bytes(), key.fingerprint);
 }
 
 #[cfg(test)]
@@ -491,9 +553,7 @@ mod tests {
         expected.extend_from_slice(b"refund_card");
         expected.push(7);
         expected.extend_from_slice(b"billing");
-        expected.extend_from_slice(&[0xac, 0x02, 7]);
-        expected.extend_from_slice(b"confirm");
-        expected.extend_from_slice(&[1, 6]);
+        expected.extend_from_slice(&[0xac, 0x02, 2, 1, 6]);
         expected.extend_from_slice(b"amount");
         expected.extend_from_slice(&[1, 20]);
         expected.extend_from_slice(b"untrusted:read_inbox");
@@ -501,9 +561,8 @@ mod tests {
         expected.extend_from_slice(b"order_id");
         expected.push(5);
         expected.extend_from_slice(b"typed");
-        expected.extend_from_slice(&[1, 5]);
-        expected.extend_from_slice(b"write");
-        expected.extend_from_slice(&[1, 2]);
+        // One reason, `write` (code 4); the undo of step 2.
+        expected.extend_from_slice(&[1, 4, 1, 2]);
         expected.extend_from_slice(br#"{"amount":40,"order_id":"4411"}"#);
         assert_eq!(bytes, expected);
         let outcome = Entry::Outcome {
@@ -523,12 +582,48 @@ mod tests {
         let c = canonical_entry(&call_entry("ab", "c", &["xy"]));
         assert_ne!(a, b);
         assert_ne!(a, c);
+        // A reason the check gives is one byte; any other is `0` and its text.
+        let known = canonical_entry(&call_entry("ab", "c", &["write", "x"]));
+        let unknown = canonical_entry(&call_entry("ab", "c", &["\u{4}", "x"]));
+        assert_ne!(known, unknown);
+        assert!(known.windows(4).any(|w| w == [2, 4, 0, 1]), "{known:?}");
+        for (i, reason) in REASON_CODES.iter().enumerate() {
+            assert_eq!(reason_code(reason), Some(i as u8 + 1));
+        }
+        assert_eq!(reason_code("wrote"), None);
         let read = canonical_entry(&turn("hi"));
         let reply = canonical_entry(&Entry::Reply {
             text: "hi".into(),
             token: String::new(),
         });
         assert_ne!(read, reply);
+    }
+
+    #[test]
+    fn a_history_read_back_is_extended_as_the_one_held() {
+        let key = Key::new("a", [3; 32], 0);
+        let mut held = Session::new("desk", "s1");
+        append(&key, &mut held, turn("hello"));
+        append(&key, &mut held, turn("refund order 4411"));
+        let json = serde_json::to_value(&held).unwrap();
+        // Read back, the session has the tokens as text only: the next link is decoded from it.
+        let mut read = Session::from_json(json).unwrap();
+        assert!(verify_session(&key, &mut read));
+        append(&key, &mut held, turn("thanks"));
+        append(&key, &mut read, turn("thanks"));
+        assert_eq!(held, read);
+        assert!(verify(&key, &read));
+        assert_eq!(
+            Link::after(&read).map(|l| l.bytes().to_vec()),
+            Link::after(&held).map(|l| l.bytes().to_vec())
+        );
+        // Cut back, the held session still signs after the right token.
+        held.truncate(1);
+        read.truncate(1);
+        append(&key, &mut held, turn("again"));
+        append(&key, &mut read, turn("again"));
+        assert_eq!(held, read);
+        assert!(verify(&key, &held));
     }
 
     #[test]

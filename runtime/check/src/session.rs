@@ -42,6 +42,12 @@ pub struct Session {
     /// Where the allowed calls, the turns and the outcomes lie in `entries`. Never serialised.
     #[serde(skip)]
     index: Index,
+    /// The tokens of the first entries as bytes, when the runtime signed those entries itself
+    /// (INVARIANT: at most as many as `entries`, each the bytes `entries[i].token()` encodes): the
+    /// next entry is signed after the last token's bytes, and reading them here saves decoding
+    /// its text. Never serialised.
+    #[serde(skip)]
+    raw_tokens: Vec<[u8; 32]>,
 }
 
 /// A session as stored: what the JSON holds. Reading one builds the session's [`Index`].
@@ -383,6 +389,7 @@ impl Session {
             verified: Verified::default(),
             scratch: Scratch::default(),
             index: Index::default(),
+            raw_tokens: Vec::new(),
         }
     }
 
@@ -395,6 +402,7 @@ impl Session {
     ) -> Self {
         Self {
             index: Index::of(&entries),
+            raw_tokens: Vec::new(),
             entries,
             ..Self::new(agent, id)
         }
@@ -428,6 +436,15 @@ impl Session {
             }
             self.entries.truncate(len);
             self.index.truncate(len);
+            self.raw_tokens.truncate(len);
+        }
+    }
+
+    /// The last entry's token as bytes, when the runtime signed it itself (see `raw_tokens`).
+    pub(crate) fn last_raw_token(&self) -> Option<&[u8; 32]> {
+        match self.raw_tokens.len() == self.entries.len() {
+            true => self.raw_tokens.last(),
+            false => None,
         }
     }
 
@@ -435,18 +452,22 @@ impl Session {
     pub(crate) fn clear(&mut self) {
         self.entries.clear();
         self.index = Index::default();
+        self.raw_tokens.clear();
         self.tampered = false;
         self.verified = Verified::default();
     }
 
     /// Appends an entry already signed over the chain (`history::append`).
-    pub(crate) fn push_signed(&mut self, entry: Entry, key: [u8; 16]) {
+    pub(crate) fn push_signed(&mut self, entry: Entry, token: [u8; 32], key: [u8; 16]) {
         // An empty history is verified under any key, for any id and agent.
         let empty = self.entries.is_empty();
         let whole = self.verified.len == self.entries.len()
             && (empty || self.verified.holds_for(key, &self.id, &self.agent));
         let call = matches!(entry, Entry::Call(_));
         self.index.push(self.entries.len(), &entry);
+        if self.raw_tokens.len() == self.entries.len() {
+            self.raw_tokens.push(token);
+        }
         self.entries.push(entry);
         if whole {
             let memo = &mut self.verified;
@@ -780,7 +801,7 @@ mod tests {
             let mut s = Session::from_parts("a", "s", Vec::new());
             for &code in &codes {
                 let code = if code == 3 { 0 } else { code };
-                s.push_signed(entry(code, s.next_step()), [0; 16]);
+                s.push_signed(entry(code, s.next_step()), [0; 32], [0; 16]);
                 same_as_a_scan(&s)?;
             }
             let read: Session = serde_json::from_value(s.to_json()).unwrap_or_else(|_| Session::new("", ""));
@@ -791,7 +812,7 @@ mod tests {
                 s.truncate(cut);
                 same_as_a_scan(&s)?;
                 let code = if cut % 7 == 3 { 0 } else { cut as u8 };
-                s.push_signed(entry(code, s.next_step()), [0; 16]);
+                s.push_signed(entry(code, s.next_step()), [0; 32], [0; 16]);
                 same_as_a_scan(&s)?;
             }
             s.clear();
