@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 
 use stalwart_bench_check_vs_cedar::harness::{Budget, Figure, measure, measure_batched, show};
 use stalwart_bench_check_vs_cedar::{Case, LENGTHS, cedar, floor, ours};
-use stalwart_runtime::canonical::write_object;
+use stalwart_runtime::canonical::{decode_hash, write_object};
 use stalwart_runtime::{Entry, Session, history};
 
 /// One case at one history length: every figure of the table's row.
@@ -35,16 +35,18 @@ struct Row {
     hand: Figure,
 }
 
-/// The bytes the verification of `session` hashes: for each entry, the keyed input (the previous
-/// token's length and bytes, then the entry's canonical JSON) and, for a call, its arguments'
-/// canonical JSON (the digest's input).
+/// The bytes the verification of `session` hashes: for each entry, the keyed input (the length
+/// of the link as one LEB128 byte, the link: the genesis bytes or the previous token's 32 bytes,
+/// then the entry's canonical bytes) and, for a call, its arguments' canonical JSON (the
+/// digest's input).
 fn hashed_bytes(session: &Session) -> Vec<(Vec<u8>, Option<Vec<u8>>)> {
     let mut prev = format!("{}\0{}", session.id, session.agent).into_bytes();
     session
         .entries()
         .iter()
         .map(|entry| {
-            let mut keyed = (prev.len() as u64).to_le_bytes().to_vec();
+            assert!(prev.len() < 128, "a link's length is one LEB128 byte");
+            let mut keyed = vec![prev.len() as u8];
             keyed.extend_from_slice(&prev);
             keyed.extend_from_slice(&history::canonical_entry(entry));
             let arguments = match entry {
@@ -55,7 +57,9 @@ fn hashed_bytes(session: &Session) -> Vec<(Vec<u8>, Option<Vec<u8>>)> {
                 }
                 _ => None,
             };
-            prev = entry.token().as_bytes().to_vec();
+            prev = decode_hash(entry.token())
+                .expect("a signed entry's token is the text of 32 bytes")
+                .to_vec();
             (keyed, arguments)
         })
         .collect()
