@@ -113,7 +113,7 @@ impl Ctx<'_> {
                 Some(tool) => self.tool(tool, bot.message.span, |t| format!("execute_{t}")),
                 None => {
                     let name = bot.message.text.as_str();
-                    if bot.utterance.is_none()
+                    if bot.utterance().is_none()
                         && let Some(tool) = tool_named_by(self.catalogue, name)
                     {
                         self.out.push(bot_names_tool(
@@ -122,7 +122,7 @@ impl Ctx<'_> {
                             format!("execute {tool}"),
                         ));
                     } else if !name.is_empty()
-                        && bot.utterance.is_none()
+                        && bot.utterance().is_none()
                         && !BUILTIN_BOT_MESSAGES.contains(&name)
                         && !self.messages.contains(&name)
                     {

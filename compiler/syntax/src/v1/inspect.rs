@@ -183,7 +183,7 @@ fn inline_bot_messages(stmt: &Stmt, bots: &mut Map<String, Value>) {
             .entry(bot.message.text.to_string())
             .or_insert_with(|| Value::Array(Vec::new()));
         if let Value::Array(list) = entry {
-            if let Some(u) = &bot.utterance {
+            if let Some(u) = bot.utterance() {
                 bot_utterances(std::slice::from_ref(&MessageLine::Text(u.clone())), list);
             }
             bot_utterances(bot.example_lines(), list);
