@@ -120,8 +120,12 @@ fn has_bot_line(lines: &[MessageLine]) -> bool {
     })
 }
 
+/// Whether the first word of `text` is `bot` (`text.split_whitespace().next() == Some("bot")`,
+/// without the iterator: most lines start with `"`).
 fn starts_with_bot(text: &str) -> bool {
-    text.split_whitespace().next() == Some("bot")
+    text.trim_start()
+        .strip_prefix("bot")
+        .is_some_and(|rest| rest.chars().next().is_none_or(char::is_whitespace))
 }
 
 /// The lines of a body before a `bot …` line (see [`direct_flow`]).

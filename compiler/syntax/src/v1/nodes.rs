@@ -271,20 +271,24 @@ fn name_end(text: &str) -> usize {
         if matches!(b, b'(' | b'"' | b'\'' | b'$' | b'{') {
             return i;
         }
-        if word_start && i > 0 {
-            let rest = bytes.get(i..).unwrap_or(&[]);
-            if [&b"with "[..], b"for ", b"as "]
-                .iter()
-                .any(|w| rest.starts_with(w))
-            {
-                return i;
-            }
+        if word_start && i > 0 && starts_parameters(bytes.get(i..).unwrap_or(&[])) {
+            return i;
         }
         // `char::is_whitespace` for ASCII.
         word_start = matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r');
         i += 1;
     }
     text.len()
+}
+
+/// Whether `rest`, at the start of a word, starts with `with `, `for ` or `as `.
+fn starts_parameters(rest: &[u8]) -> bool {
+    match rest.first() {
+        Some(b'w') => rest.starts_with(b"with "),
+        Some(b'f') => rest.starts_with(b"for "),
+        Some(b'a') => rest.starts_with(b"as "),
+        _ => false,
+    }
 }
 
 /// What [`message_name`] finds in an ASCII message name.
@@ -334,15 +338,8 @@ fn message_name(text: &str) -> Option<MessageName> {
         match class(i) {
             None => break text.len(),
             Some(PLAIN) => {
-                if gap > 0 || i == 0 {
-                    let rest = bytes.get(i..).unwrap_or(&[]);
-                    if i > 0
-                        && [&b"with "[..], b"for ", b"as "]
-                            .iter()
-                            .any(|w| rest.starts_with(w))
-                    {
-                        break i;
-                    }
+                if gap > 0 && starts_parameters(bytes.get(i..).unwrap_or(&[])) {
+                    break i;
                 }
                 if start.is_none() {
                     start = Some(i);
