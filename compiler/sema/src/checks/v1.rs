@@ -26,7 +26,7 @@ pub fn check_v1(
         out: Vec::new(),
     };
     duplicate_flows(module, &mut ctx.out);
-    let mut bodies: Vec<&[Stmt]> = flows(module).map(|f| f.body.as_slice()).collect();
+    let mut bodies: Vec<&[Stmt]> = flows(module).map(|f| &*f.body).collect();
     let top: Vec<Stmt> = module
         .items
         .iter()
@@ -54,7 +54,7 @@ fn defined_messages(module: &Module) -> Vec<&str> {
                 names.push(b.name.text.as_str());
                 continue;
             }
-            Item::Flow(f) => f.body.as_slice(),
+            Item::Flow(f) => &f.body,
             Item::Stmt(s) => std::slice::from_ref(s),
             _ => continue,
         };

@@ -435,8 +435,8 @@ pub(crate) fn anonymous_id_at(
             }
             None => {}
             Some(indent) if line.indent > indent => {
-                for (i, seg) in lines.segments_of(line).iter().enumerate() {
-                    if i > 0 {
+                for (n, seg) in lines.segments_of(start + i).iter().enumerate() {
+                    if n > 0 {
                         body.push(' ');
                     }
                     let piece = text.get(seg.start as usize..seg.end as usize).unwrap_or("");
@@ -557,7 +557,7 @@ mod tests {
             starts.sort_unstable();
             let lines: Vec<Line> = starts
                 .iter()
-                .map(|&s| Line { indent: 0, first: 0, count: 0, start: s, end: s })
+                .map(|&s| Line { indent: 0, first: 0, start: s, end: s })
                 .collect();
             let from = from.min(lines.len());
             let after = lines.get(from..).unwrap_or(&[]);

@@ -163,7 +163,7 @@ pub fn flow_def(
         name,
         subflow,
         modifiers,
-        body: body.unwrap_or_default(),
+        body: body.unwrap_or_default().into_boxed_slice(),
         header: span(file, header),
         span: span(file, (header.0, end)),
     })
@@ -183,8 +183,8 @@ pub fn named_flow(
         id: name.text.clone(),
         name: Some(name),
         subflow: false,
-        modifiers: Vec::new(),
-        body: body.unwrap_or_default(),
+        modifiers: Box::default(),
+        body: body.unwrap_or_default().into_boxed_slice(),
         header: span(file, header),
         span: span(file, (header.0, end)),
     })
