@@ -121,10 +121,14 @@ fn has_bot_line(lines: &[MessageLine]) -> bool {
 }
 
 /// Whether the first word of `text` is `bot` (`text.split_whitespace().next() == Some("bot")`,
-/// without the iterator: most lines start with `"`).
+/// without the iterator: most lines start with `"`, which no whitespace is).
 fn starts_with_bot(text: &str) -> bool {
-    text.trim_start()
-        .strip_prefix("bot")
+    let text = if text.starts_with(|c: char| c.is_ascii_graphic()) {
+        text
+    } else {
+        text.trim_start()
+    };
+    text.strip_prefix("bot")
         .is_some_and(|rest| rest.chars().next().is_none_or(char::is_whitespace))
 }
 
