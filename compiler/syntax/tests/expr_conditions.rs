@@ -11,8 +11,8 @@
 use std::path::{Path, PathBuf};
 
 use stalwart_diagnostics::{FileId, Files, Span, render_text};
-use stalwart_syntax::expr::{ExprKind, Literal};
 use stalwart_syntax::expr::try_condition;
+use stalwart_syntax::expr::{ExprKind, Literal};
 use stalwart_syntax::parse_condition;
 
 fn sexp(text: &str) -> String {
@@ -136,8 +136,16 @@ fn deep_nesting_is_reported_not_crashed() {
 /// `try_condition` gives the tree `parse_condition` gives, and `None` where it reports errors.
 fn check_try_matches_parse(text: &str, offset: u32) {
     let parsed = parse_condition(FileId(2), text, offset);
-    assert_eq!(parsed.value.is_none(), !parsed.diagnostics.is_empty(), "{text:?}");
-    assert_eq!(try_condition(FileId(2), text, offset), parsed.value, "{text:?}");
+    assert_eq!(
+        parsed.value.is_none(),
+        !parsed.diagnostics.is_empty(),
+        "{text:?}"
+    );
+    assert_eq!(
+        try_condition(FileId(2), text, offset),
+        parsed.value,
+        "{text:?}"
+    );
 }
 
 #[test]
