@@ -11,6 +11,7 @@
 use std::path::{Path, PathBuf};
 
 use stalwart_diagnostics::{FileId, Files, Span, render_text};
+use stalwart_syntax::expr::try_condition;
 use stalwart_syntax::expr::{ExprKind, Literal};
 use stalwart_syntax::parse_condition;
 
@@ -130,6 +131,62 @@ fn deep_nesting_is_reported_not_crashed() {
         parse_condition(FileId(0), &nots, 0).diagnostics[0].code.id,
         "E1204"
     );
+}
+
+/// `try_condition` gives the tree `parse_condition` gives, and `None` where it reports errors.
+fn check_try_matches_parse(text: &str, offset: u32) {
+    let parsed = parse_condition(FileId(2), text, offset);
+    assert_eq!(
+        parsed.value.is_none(),
+        !parsed.diagnostics.is_empty(),
+        "{text:?}"
+    );
+    assert_eq!(
+        try_condition(FileId(2), text, offset),
+        parsed.value,
+        "{text:?}"
+    );
+}
+
+#[test]
+fn try_condition_matches_parse_condition() {
+    for text in [
+        "$a",
+        " ( $a ) ",
+        "$a or $b and $c",
+        "not $a == 1",
+        "$args.amount >= 0.5 or $x <= -2",
+        "$a == \"EUR\"",
+        "",
+        "   ",
+        "$a and",
+        "$a == b",
+        "$a = 1",
+        "$a.b",
+        "$a == \"open",
+        "$a @ 1",
+        "$a == 1 == 2",
+        "len($x) > 2",
+        "($a",
+        "== $a",
+    ] {
+        check_try_matches_parse(text, 7);
+    }
+    let deep = format!("{}$a{}", "(".repeat(300), ")".repeat(300));
+    check_try_matches_parse(&deep, 0);
+    for path in fixtures() {
+        check_try_matches_parse(&std::fs::read_to_string(&path).unwrap(), 0);
+    }
+}
+
+proptest::proptest! {
+    #[test]
+    fn try_condition_matches_parse_condition_on_any_text(
+        text in "(\\$[ab]|[ab]|\\$args\\.x|[0-9]|\"x\"|'|\"|==|!=|<=|=|>|\\(|\\)|and|or|not|\\.| |@){0,12}",
+        offset in 0u32..100,
+    ) {
+        check_try_matches_parse(&text, offset);
+    }
 }
 
 fn fixtures() -> Vec<PathBuf> {

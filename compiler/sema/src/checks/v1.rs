@@ -26,7 +26,7 @@ pub fn check_v1(
         out: Vec::new(),
     };
     duplicate_flows(module, &mut ctx.out);
-    let mut bodies: Vec<&[Stmt]> = flows(module).map(|f| f.body.as_slice()).collect();
+    let mut bodies: Vec<&[Stmt]> = flows(module).map(|f| &*f.body).collect();
     let top: Vec<Stmt> = module
         .items
         .iter()
@@ -54,7 +54,7 @@ fn defined_messages(module: &Module) -> Vec<&str> {
                 names.push(b.name.text.as_str());
                 continue;
             }
-            Item::Flow(f) => f.body.as_slice(),
+            Item::Flow(f) => &f.body,
             Item::Stmt(s) => std::slice::from_ref(s),
             _ => continue,
         };
@@ -113,7 +113,7 @@ impl Ctx<'_> {
                 Some(tool) => self.tool(tool, bot.message.span, |t| format!("execute_{t}")),
                 None => {
                     let name = bot.message.text.as_str();
-                    if bot.utterance.is_none()
+                    if bot.utterance().is_none()
                         && let Some(tool) = tool_named_by(self.catalogue, name)
                     {
                         self.out.push(bot_names_tool(
@@ -122,7 +122,7 @@ impl Ctx<'_> {
                             format!("execute {tool}"),
                         ));
                     } else if !name.is_empty()
-                        && bot.utterance.is_none()
+                        && bot.utterance().is_none()
                         && !BUILTIN_BOT_MESSAGES.contains(&name)
                         && !self.messages.contains(&name)
                     {

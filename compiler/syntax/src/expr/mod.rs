@@ -77,6 +77,30 @@ pub fn parse_condition(file: FileId, text: &str, offset: u32) -> Parse<Option<Ex
     }
 }
 
+/// [`parse_condition`]'s tree, without its diagnostics: `None` exactly when `parse_condition`
+/// reports an error. For callers that only keep whether the text fits the language (Colang 1.0
+/// keeps other conditions as raw text), so no message is formatted for a text that does not.
+pub fn try_condition(file: FileId, text: &str, offset: u32) -> Option<Expr> {
+    let tokens = lexer::tokenize(text);
+    if tokens.is_empty()
+        || tokens.iter().any(|&(_, tok, _)| foreign(tok))
+        || nesting(&tokens) > MAX_NESTING
+    {
+        return None;
+    }
+    grammar::ConditionParser::new()
+        .parse(text, file, offset, tokens)
+        .ok()
+}
+
+/// Whether [`check_tokens`] reports `tok`: a token the language does not have.
+fn foreign(tok: Tok) -> bool {
+    matches!(
+        tok,
+        Tok::Other | Tok::UnterminatedStr | Tok::Path | Tok::Word | Tok::Assign
+    )
+}
+
 /// Reports tokens the language does not have, each at its own span.
 fn check_tokens(
     text: &str,
@@ -112,7 +136,10 @@ fn check_tokens(
             .with_help(format!("a fact is written with a `$`: `${word}`")),
             Tok::Assign => Diagnostic::error(codes::SINGLE_EQUALS, at(l, r), "`=` in a condition")
                 .with_fix(at(l, r), "==", "compare with `==`"),
-            _ => continue,
+            _ => {
+                debug_assert!(!foreign(tok));
+                continue;
+            }
         };
         out.push(d);
     }

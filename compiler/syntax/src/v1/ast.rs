@@ -62,7 +62,8 @@ pub enum MessageLine {
     /// joined by ` and `, or a parameter line (`param $x as str`). `text` is the whole line.
     Text(Text),
     /// `if <expr>` / `else if <expr>` / `else` with the lines that apply under it (bot bodies).
-    Branch(MessageBranch),
+    /// Boxed: branches are rare, and inline they would make every line as large as a branch.
+    Branch(Box<MessageBranch>),
 }
 
 /// A conditional group of a bot body.
@@ -121,8 +122,10 @@ pub struct FlowDef {
     /// The flow id: the name, or `anonymous-<hash>` for an anonymous flow.
     pub id: SmolStr,
     pub subflow: bool,
-    pub modifiers: Vec<(Modifier, Span)>,
-    pub body: Vec<Stmt>,
+    /// Boxed slices rather than vectors, as the body and the modifiers are built whole: 8 bytes
+    /// less each, in every item of a module.
+    pub modifiers: Box<[(Modifier, Span)]>,
+    pub body: Box<[Stmt]>,
     pub header: Span,
     pub span: Span,
 }
@@ -184,9 +187,9 @@ pub enum StmtKind {
     /// `bot <message>` (`bot execute_<tool>` included: see [`BotRef::tool`]).
     Bot(BotRef),
     /// `execute <action>(…)` and `$x = execute <action>(…)`.
-    Run(Run),
+    Run(Box<Run>),
     /// `$x = <expr>`, `$x += e`, `$x -= e`, `set $x = e`.
-    Set(Set),
+    Set(Box<Set>),
     /// `do <subflow>`.
     Do(Text),
     /// `event <Name>(…)`.
@@ -195,7 +198,7 @@ pub enum StmtKind {
     Infer(Option<Text>),
     If(If),
     When(When),
-    While(While),
+    While(Box<While>),
     /// `any` and its alternatives.
     Any(Vec<Stmt>),
     Break,
@@ -215,7 +218,7 @@ pub enum StmtKind {
     /// `check`, `expect`, `log`, … : the keyword and the rest of the line.
     Generic {
         keyword: Text,
-        rest: Option<Text>,
+        rest: Option<Box<Text>>,
     },
     /// A line already reported as an error.
     Error,
@@ -226,16 +229,27 @@ pub enum StmtKind {
 pub struct UserRef {
     /// The intent name (`ask refund`), or `*` for `user something`.
     pub intent: Text,
-    /// What follows the name: parameters, `as $x`, or a literal `"text"`.
-    pub rest: Option<Text>,
+    /// What follows the name: parameters, `as $x`, or a literal `"text"`. Boxed: most
+    /// references have none.
+    pub rest: Option<Box<Text>>,
     pub span: Span,
 }
 
-/// A `bot` statement.
-#[derive(Debug, Clone, PartialEq)]
+/// A `bot` statement. Most are a message name alone: the rest, rarer, sits behind one box
+/// ([`BotRef::extra`]) so that every statement stays small; read it with the accessors.
+#[derive(Clone, PartialEq)]
 pub struct BotRef {
     /// The message name (may be empty for `bot "text"`).
     pub message: Text,
+    pub span: Span,
+    /// The inline utterance, the parameters and the lines under the statement; `None` when the
+    /// statement has none of them.
+    pub extra: Option<Box<BotExtra>>,
+}
+
+/// The rarer parts of a `bot` statement.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct BotExtra {
     /// An inline utterance `"…"` right after the name.
     pub utterance: Option<Text>,
     /// What follows: parameters (`with`, `for`, `(…)`).
@@ -243,21 +257,49 @@ pub struct BotRef {
     /// The indented lines under the statement: parameter lines, then more utterances (with
     /// `if`/`else` groups), as in a `define bot` body.
     pub lines: Vec<MessageLine>,
-    pub span: Span,
+}
+
+/// Prints the fields as if they were all inline (the form the tree has always been printed in).
+impl std::fmt::Debug for BotRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BotRef")
+            .field("message", &self.message)
+            .field("utterance", &self.utterance())
+            .field("rest", &self.rest())
+            .field("lines", &self.lines())
+            .field("span", &self.span)
+            .finish()
+    }
 }
 
 impl BotRef {
+    /// An inline utterance `"…"` right after the name.
+    pub fn utterance(&self) -> Option<&Text> {
+        self.extra.as_ref().and_then(|e| e.utterance.as_ref())
+    }
+
+    /// What follows: parameters (`with`, `for`, `(…)`).
+    pub fn rest(&self) -> Option<&Text> {
+        self.extra.as_ref().and_then(|e| e.rest.as_ref())
+    }
+
+    /// The indented lines under the statement: parameter lines, then more utterances (with
+    /// `if`/`else` groups), as in a `define bot` body.
+    pub fn lines(&self) -> &[MessageLine] {
+        self.extra.as_ref().map_or(&[], |e| e.lines.as_slice())
+    }
+
     /// Whether the statement also defines its message, as the reference parser takes it: a
     /// named message with an inline utterance or with example lines under it (the first line
     /// starting with `"` or `if` and those after it).
     pub fn defines_message(&self) -> bool {
         !self.message.text.is_empty()
-            && (self.utterance.is_some() || self.example_lines().next().is_some())
+            && (self.utterance().is_some() || self.example_lines().next().is_some())
     }
 
     /// The lines under the statement from its first example on (parameter lines skipped).
     pub fn example_lines(&self) -> impl Iterator<Item = &MessageLine> {
-        self.lines.iter().skip_while(|line| match line {
+        self.lines().iter().skip_while(|line| match line {
             MessageLine::Text(t) => !t.text.starts_with('"'),
             MessageLine::Branch(b) => b.keyword != BranchKeyword::If,
         })
@@ -370,3 +412,23 @@ pub struct While {
     pub condition: Option<Condition>,
     pub body: Vec<Stmt>,
 }
+
+// The sizes of the nodes a large file holds by the thousand: every statement of a block sits in
+// one `Vec<Stmt>`, every line of a message in one `Vec<MessageLine>`, every item in the module's
+// `Vec<Item>`. The rare large parts (branches, calls, assignments, loops, a `bot` statement's
+// utterance, parameters and lines) are boxed to keep them so; a change that grows one of these
+// should be deliberate. (Sizes on 64-bit targets.)
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<Stmt>() == 80);
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<StmtKind>() == 64);
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<BotRef>() == 64);
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<UserRef>() == 64);
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<MessageLine>() == 40);
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<Option<MessageLine>>() == 40);
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<Item>() == 128);

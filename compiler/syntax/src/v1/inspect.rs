@@ -120,8 +120,16 @@ fn has_bot_line(lines: &[MessageLine]) -> bool {
     })
 }
 
+/// Whether the first word of `text` is `bot` (`text.split_whitespace().next() == Some("bot")`,
+/// without the iterator: most lines start with `"`, which no whitespace is).
 fn starts_with_bot(text: &str) -> bool {
-    text.split_whitespace().next() == Some("bot")
+    let text = if text.starts_with(|c: char| c.is_ascii_graphic()) {
+        text
+    } else {
+        text.trim_start()
+    };
+    text.strip_prefix("bot")
+        .is_some_and(|rest| rest.chars().next().is_none_or(char::is_whitespace))
 }
 
 /// The lines of a body before a `bot …` line (see [`direct_flow`]).
@@ -183,7 +191,7 @@ fn inline_bot_messages(stmt: &Stmt, bots: &mut Map<String, Value>) {
             .entry(bot.message.text.to_string())
             .or_insert_with(|| Value::Array(Vec::new()));
         if let Value::Array(list) = entry {
-            if let Some(u) = &bot.utterance {
+            if let Some(u) = bot.utterance() {
                 bot_utterances(std::slice::from_ref(&MessageLine::Text(u.clone())), list);
             }
             bot_utterances(bot.example_lines(), list);
@@ -431,8 +439,8 @@ pub(crate) fn anonymous_id_at(
             }
             None => {}
             Some(indent) if line.indent > indent => {
-                for (i, seg) in lines.segments_of(line).iter().enumerate() {
-                    if i > 0 {
+                for (n, seg) in lines.segments_of(start + i).iter().enumerate() {
+                    if n > 0 {
                         body.push(' ');
                     }
                     let piece = text.get(seg.start as usize..seg.end as usize).unwrap_or("");
@@ -553,7 +561,7 @@ mod tests {
             starts.sort_unstable();
             let lines: Vec<Line> = starts
                 .iter()
-                .map(|&s| Line { indent: 0, first: 0, count: 0, start: s, end: s })
+                .map(|&s| Line { indent: 0, first: 0, start: s, end: s })
                 .collect();
             let from = from.min(lines.len());
             let after = lines.get(from..).unwrap_or(&[]);

@@ -377,7 +377,7 @@ impl<'a> Stream<'a> {
             self.skip_above = None;
         }
         cx.line_toks.clear();
-        for seg in self.lines.segments_of(line) {
+        for seg in self.lines.segments_of(i) {
             lex_segment(
                 text,
                 seg.start as usize,

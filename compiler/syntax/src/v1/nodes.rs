@@ -6,7 +6,7 @@ use stalwart_diagnostics::{FileId, Span};
 
 use super::ast::*;
 use super::layout::collapse_name;
-use crate::expr::parse_condition;
+use crate::expr::try_condition;
 use smol_str::SmolStr;
 
 /// A byte range of the source.
@@ -163,7 +163,7 @@ pub fn flow_def(
         name,
         subflow,
         modifiers,
-        body: body.unwrap_or_default(),
+        body: body.unwrap_or_default().into_boxed_slice(),
         header: span(file, header),
         span: span(file, (header.0, end)),
     })
@@ -183,8 +183,8 @@ pub fn named_flow(
         id: name.text.clone(),
         name: Some(name),
         subflow: false,
-        modifiers: Vec::new(),
-        body: body.unwrap_or_default(),
+        modifiers: Box::default(),
+        body: body.unwrap_or_default().into_boxed_slice(),
         header: span(file, header),
         span: span(file, (header.0, end)),
     })
@@ -225,21 +225,20 @@ pub fn message_branch(
     c: Option<R>,
     lines: Option<Vec<MessageLine>>,
 ) -> MessageLine {
-    MessageLine::Branch(MessageBranch {
+    MessageLine::Branch(Box::new(MessageBranch {
         keyword,
         condition: c.map(|r| condition(src, file, r)),
         lines: lines.unwrap_or_default(),
         span: span(file, whole),
-    })
+    }))
 }
 
 /// A condition: raw text, parsed when it fits the condition language.
 pub fn condition(src: &str, file: FileId, r: R) -> Condition {
     let text = slice(src, r);
-    let parsed = parse_condition(file, text, to_u32(r.0));
-    let expr = match parsed.value {
-        Some(e) if parsed.diagnostics.is_empty() => ConditionExpr::Parsed(e),
-        _ => ConditionExpr::Unparsed,
+    let expr = match try_condition(file, text, to_u32(r.0)) {
+        Some(e) => ConditionExpr::Parsed(e),
+        None => ConditionExpr::Unparsed,
     };
     Condition {
         text: SmolStr::new(text.trim()),
@@ -272,20 +271,24 @@ fn name_end(text: &str) -> usize {
         if matches!(b, b'(' | b'"' | b'\'' | b'$' | b'{') {
             return i;
         }
-        if word_start && i > 0 {
-            let rest = bytes.get(i..).unwrap_or(&[]);
-            if [&b"with "[..], b"for ", b"as "]
-                .iter()
-                .any(|w| rest.starts_with(w))
-            {
-                return i;
-            }
+        if word_start && i > 0 && starts_parameters(bytes.get(i..).unwrap_or(&[])) {
+            return i;
         }
         // `char::is_whitespace` for ASCII.
         word_start = matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r');
         i += 1;
     }
     text.len()
+}
+
+/// Whether `rest`, at the start of a word, starts with `with `, `for ` or `as `.
+fn starts_parameters(rest: &[u8]) -> bool {
+    match rest.first() {
+        Some(b'w') => rest.starts_with(b"with "),
+        Some(b'f') => rest.starts_with(b"for "),
+        Some(b'a') => rest.starts_with(b"as "),
+        _ => false,
+    }
 }
 
 /// What [`message_name`] finds in an ASCII message name.
@@ -335,15 +338,8 @@ fn message_name(text: &str) -> Option<MessageName> {
         match class(i) {
             None => break text.len(),
             Some(PLAIN) => {
-                if gap > 0 || i == 0 {
-                    let rest = bytes.get(i..).unwrap_or(&[]);
-                    if i > 0
-                        && [&b"with "[..], b"for ", b"as "]
-                            .iter()
-                            .any(|w| rest.starts_with(w))
-                    {
-                        break i;
-                    }
+                if gap > 0 && starts_parameters(bytes.get(i..).unwrap_or(&[])) {
+                    break i;
                 }
                 if start.is_none() {
                     start = Some(i);
@@ -417,7 +413,7 @@ fn user_ref(src: &str, file: FileId, r: R) -> UserRef {
     let (intent, rest) = split_message(src, file, r);
     UserRef {
         intent,
-        rest: rest.map(|r| raw(src, file, r)),
+        rest: rest.map(|r| Box::new(raw(src, file, r))),
         span: span(file, r),
     }
 }
@@ -454,15 +450,21 @@ pub fn bot_stmt(
         }
         other => (None, other.map(|r| raw(src, file, r))),
     };
+    let lines = lines.unwrap_or_default();
+    let extra = (utterance.is_some() || rest.is_some() || !lines.is_empty()).then(|| {
+        Box::new(BotExtra {
+            utterance,
+            rest,
+            lines,
+        })
+    });
     stmt(
         file,
         whole,
         StmtKind::Bot(BotRef {
             message,
-            utterance,
-            rest,
-            lines: lines.unwrap_or_default(),
             span: span(file, r),
+            extra,
         }),
     )
 }
@@ -486,11 +488,11 @@ pub fn run(src: &str, file: FileId, whole: R, result: Option<R>, (action, args):
     stmt(
         file,
         whole,
-        StmtKind::Run(Run {
+        StmtKind::Run(Box::new(Run {
             result,
             action: name(src, file, action),
             args,
-        }),
+        })),
     )
 }
 
@@ -502,11 +504,11 @@ pub fn set(src: &str, file: FileId, whole: R, (vl, vr): R, op: SetOp, value: Opt
     stmt(
         file,
         whole,
-        StmtKind::Set(Set {
+        StmtKind::Set(Box::new(Set {
             target,
             op,
             value: value.map(|r| raw(src, file, r)),
-        }),
+        })),
     )
 }
 
@@ -542,11 +544,11 @@ pub fn set_keyword(src: &str, file: FileId, whole: R, t: Option<R>) -> Stmt {
     stmt(
         file,
         whole,
-        StmtKind::Set(Set {
+        StmtKind::Set(Box::new(Set {
             target,
             op: SetOp::Assign,
             value,
-        }),
+        })),
     )
 }
 
@@ -681,10 +683,10 @@ pub fn while_stmt(
     stmt(
         file,
         whole,
-        StmtKind::While(While {
+        StmtKind::While(Box::new(While {
             condition: c.map(|r| condition(src, file, r)),
             body: body.unwrap_or_default(),
-        }),
+        })),
     )
 }
 
@@ -735,7 +737,7 @@ pub fn generic(src: &str, file: FileId, whole: R, keyword: R, t: Option<R>) -> S
         whole,
         StmtKind::Generic {
             keyword: raw(src, file, keyword),
-            rest: t.map(|r| raw(src, file, r)),
+            rest: t.map(|r| Box::new(raw(src, file, r))),
         },
     )
 }
