@@ -8,7 +8,7 @@ use stalwart_diagnostics::{Diagnostic, FileId, Span};
 use super::ast::{Flow, Item, Module, Stmt, StmtKind};
 use super::builder::{Pending, UserError, UserErrorKind};
 use super::codes;
-use super::layout::{Layout, Stream, layout, line_starts};
+use super::layout::{Layout, Stream, expanded_ellipses, layout, line_starts};
 use super::token::Tok;
 use crate::Parse;
 
@@ -41,38 +41,46 @@ pub(crate) fn parse(file: FileId, text: &str) -> Parse<Module> {
     // file is laid out again, whole, for the generated parsers.
     let mut pending = Pending::default();
     let starts = line_starts(text);
-    let mut stream = Stream::new(file, text, &starts);
     module.items.reserve(top_level_items(text, &starts));
-    let added = descent::parse_block(text, file, &mut pending, &mut stream, |top| match top {
-        descent::Top::Flow(f) => module.items.push(Item::Flow(f)),
-        descent::Top::Stmts(stmts) => {
-            for s in stmts.drain(..) {
-                add_item(&mut module, s, &mut diagnostics);
+    let generated = expanded_ellipses(text, &starts);
+    let lines = LineIndex {
+        starts,
+        generated: &generated,
+    };
+    let mut stream = Stream::new(file, text, &generated);
+    let added = descent::parse_block(
+        text,
+        file,
+        &lines,
+        &mut pending,
+        &mut stream,
+        |top| match top {
+            descent::Top::Flow(f) => module.items.push(Item::Flow(f)),
+            descent::Top::Stmts(stmts) => {
+                for s in stmts.drain(..) {
+                    add_item(&mut module, s, &mut diagnostics);
+                }
             }
-        }
-    });
-    if added.is_ok() {
-        module.generated = stream.into_generated();
-    } else {
+        },
+    );
+    if added.is_err() {
         drop(stream);
         pending.clear();
         module.items.clear();
         let mut layout = layout(file, text);
         diagnostics = std::mem::take(&mut layout.diagnostics);
         parse_blocks(file, text, &layout, pending, &mut module, &mut diagnostics);
-        module.generated = layout.generated;
-    }
-    lone_element(text, &module, &mut diagnostics);
-    module.exclude_from_llm = excluded_from_llm(text);
-    let lines = LineIndex {
-        starts,
-        generated: &module.generated,
-    };
-    for item in &mut module.items {
-        if let Item::Flow(f) = item {
-            set_lines(f, &lines);
+        // The descent parser numbers the lines of its flows; the generated parsers do not.
+        for item in &mut module.items {
+            if let Item::Flow(f) = item {
+                set_lines(f, &lines);
+            }
         }
     }
+    drop(lines);
+    module.generated = generated;
+    lone_element(text, &module, &mut diagnostics);
+    module.exclude_from_llm = excluded_from_llm(text);
     crate::cap_errors(&mut diagnostics, codes::TOO_MANY_ERRORS);
     Parse {
         value: module,
@@ -351,13 +359,13 @@ fn excluded_from_llm(text: &str) -> bool {
 }
 
 /// Line numbers as the reference reports them: 1-based, each expanded `...` line counting eight.
-struct LineIndex<'a> {
+pub(super) struct LineIndex<'a> {
     starts: Vec<u32>,
     generated: &'a [u32],
 }
 
 impl LineIndex<'_> {
-    fn line(&self, offset: u32) -> u32 {
+    pub(super) fn line(&self, offset: u32) -> u32 {
         let physical = self.starts.partition_point(|&s| s <= offset) as u32;
         let extra = self.generated.partition_point(|&g| g < offset) as u32;
         physical + 7 * extra

@@ -39,8 +39,6 @@ pub(crate) struct Layout {
     /// Top-level blocks as ranges of `toks`.
     pub blocks: Vec<Range<usize>>,
     pub diagnostics: Vec<Diagnostic>,
-    /// Offsets of the `...` the reference expands (each adds seven lines before what follows).
-    pub generated: Vec<u32>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -81,7 +79,10 @@ struct Ctx<'a> {
     /// The end of the text has been laid out.
     ended: bool,
     diagnostics: Vec<Diagnostic>,
-    generated: Vec<u32>,
+    /// The offsets of the `...` the reference expands ([`expanded_ellipses`]).
+    generated: &'a [u32],
+    /// Whether to cut the tokens into blocks (only the generated parsers read them).
+    cut_blocks: bool,
     blocks: Vec<Range<usize>>,
     block_start: usize,
     indents: Vec<u32>,
@@ -115,7 +116,7 @@ struct Ctx<'a> {
 /// more. The tracking looks at lines, not strings, so it also expands a `...` inside a string
 /// opened mid-line, and skips one after a `"""` line that closed such a string.
 /// `line_starts` are the offsets where the lines of `text` start ([`line_starts`]).
-fn expanded_ellipses(text: &str, line_starts: &[u32]) -> Vec<u32> {
+pub(crate) fn expanded_ellipses(text: &str, line_starts: &[u32]) -> Vec<u32> {
     let mut out = Vec::new();
     if memchr::memmem::find(text.as_bytes(), b"...").is_none() {
         return out;
@@ -179,9 +180,15 @@ pub(crate) fn line_starts(text: &str) -> Vec<u32> {
 /// Runs the lexer and the layout pass over the whole of `text`.
 pub(crate) fn layout(file: FileId, text: &str) -> Layout {
     let starts = line_starts(text);
-    let mut ctx = Ctx::new(file, text, &starts, text.len() / 4 + 8);
+    let generated = expanded_ellipses(text, &starts);
+    let mut ctx = Ctx::new(file, text, &generated, text.len() / 4 + 8);
+    ctx.cut_blocks = true;
     ctx.run_until(usize::MAX);
-    ctx.into_layout()
+    Layout {
+        toks: ctx.toks,
+        blocks: ctx.blocks,
+        diagnostics: ctx.diagnostics,
+    }
 }
 
 /// The layout pass a step at a time, for the descent parser: [`Stream::fill`] lays out more
@@ -191,11 +198,12 @@ pub(crate) struct Stream<'a> {
 }
 
 impl<'a> Stream<'a> {
-    /// A layout of `text`, whose lines start at `line_starts` ([`line_starts`]).
-    pub(crate) fn new(file: FileId, text: &'a str, line_starts: &[u32]) -> Self {
+    /// A layout of `text`, where the reference expands the `...` at `generated`
+    /// ([`expanded_ellipses`]).
+    pub(crate) fn new(file: FileId, text: &'a str, generated: &'a [u32]) -> Self {
         Stream {
             // The parser's buffer is swapped in (`fill`).
-            cx: Ctx::new(file, text, line_starts, 0),
+            cx: Ctx::new(file, text, generated, 0),
         }
     }
 
@@ -221,11 +229,6 @@ impl<'a> Stream<'a> {
     /// Whether the layout pass reported nothing (so far).
     pub(crate) fn is_clean(&self) -> bool {
         self.cx.diagnostics.is_empty()
-    }
-
-    /// The offsets of the `...` the reference expands.
-    pub(crate) fn into_generated(self) -> Vec<u32> {
-        self.cx.generated
     }
 }
 
@@ -263,7 +266,7 @@ fn punct(raw: Raw) -> Option<Tok> {
 }
 
 impl<'a> Ctx<'a> {
-    fn new(file: FileId, text: &'a str, line_starts: &[u32], capacity: usize) -> Self {
+    fn new(file: FileId, text: &'a str, generated: &'a [u32], capacity: usize) -> Self {
         Ctx {
             text,
             file,
@@ -276,7 +279,8 @@ impl<'a> Ctx<'a> {
             dropped: 0,
             ended: false,
             diagnostics: Vec::new(),
-            generated: expanded_ellipses(text, line_starts),
+            generated,
+            cut_blocks: false,
             blocks: Vec::new(),
             block_start: 0,
             indents: vec![0],
@@ -292,15 +296,6 @@ impl<'a> Ctx<'a> {
             last_col0_decorator: false,
             operators: 0,
             started: false,
-        }
-    }
-
-    fn into_layout(self) -> Layout {
-        Layout {
-            toks: self.toks,
-            blocks: self.blocks,
-            diagnostics: self.diagnostics,
-            generated: self.generated,
         }
     }
 
@@ -614,7 +609,7 @@ impl<'a> Ctx<'a> {
         let continues_decorators = self.last_col0_decorator && (is_at || is_flow_word);
         if head && !continues_decorators {
             let at = self.laid_out();
-            if at > self.block_start {
+            if at > self.block_start && self.cut_blocks {
                 self.blocks.push(self.block_start..at);
             }
             self.block_start = at;
@@ -639,7 +634,7 @@ impl<'a> Ctx<'a> {
             self.toks.push((len, Tok::Dedent, len));
         }
         let at = self.laid_out();
-        if at > self.block_start {
+        if at > self.block_start && self.cut_blocks {
             self.blocks.push(self.block_start..at);
         }
     }

@@ -20,7 +20,7 @@
 
 use stalwart_diagnostics::FileId;
 
-use super::Token;
+use super::{LineIndex, Token};
 use crate::v2::ast::{
     AssignOp, BinOp, CallArg, CmpOp, ExprKind, Flow, Import, SpecOp, Stmt, StmtKind,
 };
@@ -53,6 +53,7 @@ pub(super) enum Top<'s> {
 pub(super) fn parse_block<'a>(
     text: &'a str,
     file: FileId,
+    lines: &LineIndex<'_>,
     p: &mut Pending,
     toks: &mut Stream<'a>,
     mut each: impl FnMut(Top<'_>),
@@ -60,6 +61,7 @@ pub(super) fn parse_block<'a>(
     let mut d = Descent {
         text,
         file,
+        lines,
         p,
         toks,
         buf: Vec::with_capacity(TOKENS),
@@ -87,6 +89,8 @@ pub(super) fn parse_block<'a>(
 struct Descent<'a, 'p> {
     text: &'a str,
     file: FileId,
+    /// Numbers the line of each flow.
+    lines: &'p LineIndex<'p>,
     p: &'p mut Pending,
     toks: &'p mut Stream<'a>,
     /// The tokens laid out and not yet dropped, from token `base` of the file on.
@@ -437,7 +441,7 @@ impl Descent<'_, '_> {
         };
         let body = self.body()?;
         let name = words.name(self.text);
-        Ok(self.p.flow(
+        let mut flow = self.p.flow(
             self.file,
             l,
             self.end,
@@ -446,7 +450,9 @@ impl Descent<'_, '_> {
             params,
             returns,
             body,
-        ))
+        );
+        flow.line = self.lines.line(flow.span.start);
+        Ok(flow)
     }
 
     fn decorator(&mut self) -> R {
