@@ -365,10 +365,33 @@ pub(super) struct LineIndex<'a> {
 }
 
 impl LineIndex<'_> {
-    pub(super) fn line(&self, offset: u32) -> u32 {
+    fn line(&self, offset: u32) -> u32 {
         let physical = self.starts.partition_point(|&s| s <= offset) as u32;
         let extra = self.generated.partition_point(|&g| g < offset) as u32;
         physical + 7 * extra
+    }
+
+    /// [`LineIndex::line`] for offsets asked in increasing order: `at` is where the last answer
+    /// was found (the line starts and `...` before that offset), and the search goes on from
+    /// there, a few lines further on, instead of from the middle of the file.
+    pub(super) fn line_after(&self, at: &mut (usize, usize), offset: u32) -> u32 {
+        let (mut line, mut extra) = *at;
+        if self
+            .starts
+            .get(line.wrapping_sub(1))
+            .is_some_and(|&s| s > offset)
+        {
+            // Asked out of order: search the whole index.
+            (line, extra) = (0, 0);
+        }
+        while self.starts.get(line).is_some_and(|&s| s <= offset) {
+            line += 1;
+        }
+        while self.generated.get(extra).is_some_and(|&g| g < offset) {
+            extra += 1;
+        }
+        *at = (line, extra);
+        line as u32 + 7 * extra as u32
     }
 }
 

@@ -26,9 +26,9 @@ const MAX_DEPTH: usize = 100;
 /// How many operators one logical line may hold (each may add a level to an expression tree).
 const MAX_OPERATORS: usize = 2000;
 /// How many raw tokens are lexed at a time.
-const RAW_WINDOW: usize = 256;
+const RAW_WINDOW: usize = 1024;
 /// How many parser tokens [`Stream::fill`] lays out beyond the one asked for.
-const TOKEN_WINDOW: usize = 256;
+const TOKEN_WINDOW: usize = 1024;
 
 /// A parser token: start, kind, end.
 pub(crate) type Token = (usize, Tok, usize);

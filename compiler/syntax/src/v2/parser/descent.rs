@@ -62,6 +62,7 @@ pub(super) fn parse_block<'a>(
         text,
         file,
         lines,
+        line_at: (0, 0),
         p,
         toks,
         buf: Vec::with_capacity(TOKENS),
@@ -91,6 +92,8 @@ struct Descent<'a, 'p> {
     file: FileId,
     /// Numbers the line of each flow.
     lines: &'p LineIndex<'p>,
+    /// Where the line of the last flow was found ([`LineIndex::line_after`]).
+    line_at: (usize, usize),
     p: &'p mut Pending,
     toks: &'p mut Stream<'a>,
     /// The tokens laid out and not yet dropped, from token `base` of the file on.
@@ -107,7 +110,7 @@ struct Descent<'a, 'p> {
 }
 
 /// The capacity of the token buffer: about what [`Stream::fill`] lays out at a time.
-const TOKENS: usize = 512;
+const TOKENS: usize = 2048;
 
 /// The token kind standing for the end of the stream: a clean stream holds no `Error` token.
 const END: Tok = Tok::Error;
@@ -300,6 +303,7 @@ impl Descent<'_, '_> {
         Ok(())
     }
 
+    #[inline]
     fn keyword(&mut self, kind: StmtKind) {
         self.bump();
         self.p.kinds.push(kind);
@@ -408,6 +412,8 @@ impl Descent<'_, '_> {
     // ----- flow definitions -----
 
     fn flow_def(&mut self, l: usize) -> R<Flow> {
+        // Flows start in the order they are read here (not in the order they end).
+        let line = self.lines.line_after(&mut self.line_at, l as u32);
         let mut decorators = 0;
         while self.peek() == Tok::At {
             self.decorator()?;
@@ -451,7 +457,7 @@ impl Descent<'_, '_> {
             returns,
             body,
         );
-        flow.line = self.lines.line(flow.span.start);
+        flow.line = line;
         Ok(flow)
     }
 
@@ -496,6 +502,7 @@ impl Descent<'_, '_> {
     }
 
     /// One or more names: the name of a flow or spec.
+    #[inline]
     fn words(&mut self) -> R<Words> {
         let (a, _, z) = self.expect(Tok::Name)?;
         let mut words = Words::first((a, z));
@@ -506,6 +513,7 @@ impl Descent<'_, '_> {
         Ok(words)
     }
 
+    #[inline]
     fn var_node(&mut self) -> R<crate::v2::ast::Var> {
         let (l, _, r) = self.expect(Tok::Var)?;
         Ok(b::var(self.text, self.file, l, r))
@@ -602,6 +610,7 @@ impl Descent<'_, '_> {
         Ok(n)
     }
 
+    #[inline]
     fn capture(&mut self) -> R<Option<crate::v2::ast::Var>> {
         if self.eat(Tok::As) {
             self.var_node().map(Some)
