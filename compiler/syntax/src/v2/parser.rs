@@ -1,6 +1,7 @@
-//! The Colang 2.x parse driver: runs the layout pass, parses each top-level block with the
-//! generated LR(1) parser (grammars/colang_v2.lalrpop), turns parser errors into diagnostics a
-//! Colang user understands, and assembles the module.
+//! The Colang 2.x parse driver: parses a clean file with the descent parser as the layout pass
+//! lays it out; otherwise runs the layout pass over the whole file, parses each top-level block
+//! with the generated LR(1) parser (grammars/colang_v2.lalrpop), and turns parser errors into
+//! diagnostics a Colang user understands; then assembles the module.
 
 use lalrpop_util::ParseError;
 use stalwart_diagnostics::{Diagnostic, FileId, Span};

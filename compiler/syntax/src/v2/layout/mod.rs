@@ -30,6 +30,17 @@ const RAW_WINDOW: usize = 1024;
 /// How many parser tokens [`Stream::fill`] lays out beyond the one asked for.
 const TOKEN_WINDOW: usize = 1024;
 
+/// About how many tokens `text` gives: one per four bytes.
+pub(crate) fn token_estimate(text: &str) -> usize {
+    text.len() / 4 + 16
+}
+
+/// The capacity of a parser token buffer [`Stream::fill`] fills from `text`: a window and some
+/// tokens read ahead, or a small file's tokens.
+pub(crate) fn stream_capacity(text: &str) -> usize {
+    token_estimate(text).min(TOKEN_WINDOW + 64)
+}
+
 /// A parser token: start, kind, end.
 pub(crate) type Token = (usize, Tok, usize);
 
@@ -181,7 +192,7 @@ pub(crate) fn line_starts(text: &str) -> Vec<u32> {
 pub(crate) fn layout(file: FileId, text: &str) -> Layout {
     let starts = line_starts(text);
     let generated = expanded_ellipses(text, &starts);
-    let mut ctx = Ctx::new(file, text, &generated, text.len() / 4 + 8);
+    let mut ctx = Ctx::new(file, text, &generated, token_estimate(text));
     ctx.cut_blocks = true;
     ctx.run_until(usize::MAX);
     Layout {
@@ -271,7 +282,9 @@ impl<'a> Ctx<'a> {
             text,
             file,
             lexer: logos::Lexer::new(text),
-            raw: Vec::with_capacity(2 * RAW_WINDOW),
+            // A window and some tokens read ahead; a small file's tokens (about one per four
+            // bytes).
+            raw: Vec::with_capacity(token_estimate(text).min(RAW_WINDOW + 64)),
             raw_base: 0,
             lexed: false,
             next_raw: 0,

@@ -25,7 +25,7 @@ use crate::v2::ast::{
     AssignOp, BinOp, CallArg, CmpOp, ExprKind, Flow, Import, SpecOp, Stmt, StmtKind,
 };
 use crate::v2::builder::{self as b, ArgsCount, Pending, Words};
-use crate::v2::layout::Stream;
+use crate::v2::layout::{Stream, stream_capacity};
 use crate::v2::token::Tok;
 
 /// How deep rules may nest (brackets, unary operators, `not`, blocks) before the file is left
@@ -65,7 +65,7 @@ pub(super) fn parse_block<'a>(
         line_at: (0, 0),
         p,
         toks,
-        buf: Vec::with_capacity(TOKENS),
+        buf: Vec::with_capacity(stream_capacity(text)),
         base: 0,
         pos: 0,
         keep: usize::MAX,
@@ -108,9 +108,6 @@ struct Descent<'a, 'p> {
     end: usize,
     depth: u32,
 }
-
-/// The capacity of the token buffer: about what [`Stream::fill`] lays out at a time.
-const TOKENS: usize = 2048;
 
 /// The token kind standing for the end of the stream: a clean stream holds no `Error` token.
 const END: Tok = Tok::Error;
