@@ -350,10 +350,10 @@ impl Pending {
         params: Option<usize>,
         returns: Option<usize>,
         body: Vec<Stmt>,
-    ) -> Box<Flow> {
+    ) -> Flow {
         let return_members = take(&mut self.params, returns.unwrap_or(0));
         let parameters = take(&mut self.params, params.unwrap_or(0));
-        Box::new(Flow {
+        Flow {
             decorators: take(&mut self.decorators, decorators),
             name,
             name_span: span(file, nl, nr),
@@ -362,7 +362,7 @@ impl Pending {
             body,
             span: span(file, l, r),
             line: 0,
-        })
+        }
     }
 
     pub fn param(&mut self, text: &str, file: FileId, l: usize, r: usize, v: Var, default: bool) {

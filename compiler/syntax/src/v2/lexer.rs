@@ -128,15 +128,20 @@ fn long_string(lex: &mut logos::Lexer<'_, Raw>, quote: u8) -> bool {
     false
 }
 
-/// Tokenizes the whole text: `(token, start, end)`, with `None` for text no token matches.
-/// Offsets are `u32` (the parser refuses larger files before lexing), so a token takes 12
-/// bytes: a large file's token buffer is half as much fresh memory to fill.
-pub(crate) fn lex(text: &str) -> Vec<(Option<Raw>, u32, u32)> {
-    let mut out = Vec::with_capacity(text.len() / 4 + 8);
-    let mut lexer = Raw::lexer(text);
-    while let Some(tok) = lexer.next() {
+/// Lexes up to `n` more tokens onto `out`: `(token, start, end)`, with `None` for text no token
+/// matches; `false` when the end of the text was reached. Offsets are `u32` (the parser refuses
+/// larger files before lexing), so a token takes 12 bytes.
+pub(crate) fn lex_window(
+    lexer: &mut logos::Lexer<'_, Raw>,
+    out: &mut Vec<(Option<Raw>, u32, u32)>,
+    n: usize,
+) -> bool {
+    for _ in 0..n {
+        let Some(tok) = lexer.next() else {
+            return false;
+        };
         let span = lexer.span();
         out.push((tok.ok(), span.start as u32, span.end as u32));
     }
-    out
+    true
 }

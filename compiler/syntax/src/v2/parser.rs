@@ -1,6 +1,7 @@
-//! The Colang 2.x parse driver: runs the layout pass, parses each top-level block with the
-//! generated LR(1) parser (grammars/colang_v2.lalrpop), turns parser errors into diagnostics a
-//! Colang user understands, and assembles the module.
+//! The Colang 2.x parse driver: parses a clean file with the descent parser as the layout pass
+//! lays it out; otherwise runs the layout pass over the whole file, parses each top-level block
+//! with the generated LR(1) parser (grammars/colang_v2.lalrpop), and turns parser errors into
+//! diagnostics a Colang user understands; then assembles the module.
 
 use lalrpop_util::ParseError;
 use stalwart_diagnostics::{Diagnostic, FileId, Span};
@@ -8,7 +9,7 @@ use stalwart_diagnostics::{Diagnostic, FileId, Span};
 use super::ast::{Flow, Item, Module, Stmt, StmtKind};
 use super::builder::{Pending, UserError, UserErrorKind};
 use super::codes;
-use super::layout::layout;
+use super::layout::{Layout, Stream, expanded_ellipses, layout, line_starts};
 use super::token::Tok;
 use crate::Parse;
 
@@ -36,18 +37,51 @@ pub(crate) fn parse(file: FileId, text: &str) -> Parse<Module> {
             diagnostics: vec![d],
         };
     }
-    let mut layout = layout(file, text);
-    let mut diagnostics = std::mem::take(&mut layout.diagnostics);
-    parse_blocks(file, text, &layout, &mut module, &mut diagnostics);
-    lone_element(text, &module, &mut diagnostics);
-    module.generated = layout.generated;
-    module.exclude_from_llm = excluded_from_llm(text);
-    let lines = LineIndex::new(text, &module.generated);
-    for item in &mut module.items {
-        if let Item::Flow(f) = item {
-            set_lines(f, &lines);
+    let mut diagnostics = Vec::new();
+    // A clean file is parsed by the descent parser as the layout pass lays it out; any other
+    // file is laid out again, whole, for the generated parsers.
+    let mut pending = Pending::default();
+    let starts = line_starts(text);
+    module.items.reserve(top_level_items(text, &starts));
+    let generated = expanded_ellipses(text, &starts);
+    let lines = LineIndex {
+        starts,
+        generated: &generated,
+    };
+    let mut stream = Stream::new(file, text, &generated);
+    let added = descent::parse_block(
+        text,
+        file,
+        &lines,
+        &mut pending,
+        &mut stream,
+        |top| match top {
+            descent::Top::Flow(f) => module.items.push(Item::Flow(f)),
+            descent::Top::Stmts(stmts) => {
+                for s in stmts.drain(..) {
+                    add_item(&mut module, s, &mut diagnostics);
+                }
+            }
+        },
+    );
+    if added.is_err() {
+        drop(stream);
+        pending.clear();
+        module.items.clear();
+        let mut layout = layout(file, text);
+        diagnostics = std::mem::take(&mut layout.diagnostics);
+        parse_blocks(file, text, &layout, pending, &mut module, &mut diagnostics);
+        // The descent parser numbers the lines of its flows; the generated parsers do not.
+        for item in &mut module.items {
+            if let Item::Flow(f) = item {
+                set_lines(f, &lines);
+            }
         }
     }
+    drop(lines);
+    module.generated = generated;
+    lone_element(text, &module, &mut diagnostics);
+    module.exclude_from_llm = excluded_from_llm(text);
     crate::cap_errors(&mut diagnostics, codes::TOO_MANY_ERRORS);
     Parse {
         value: module,
@@ -88,37 +122,29 @@ fn lone_element(text: &str, module: &Module, diagnostics: &mut Vec<Diagnostic>) 
     );
 }
 
-/// Parses the top-level blocks of the layout into the module's items.
+/// Parses the top-level blocks of the layout into the module's items, after the descent parser
+/// (`descent`) stopped.
 ///
 /// Each block is parsed on its own so that a broken one does not hide the others, and a block
 /// holding a place the layout pass already reported is not parsed. When no block has such a
 /// place and the whole stream parses, that parse is the same as the block by block one
 /// (INVARIANT: no statement spans two blocks, since a block starts at a column-0 `flow`,
 /// decorator or `import` line, which cannot continue the statement before it: see `layout`), so
-/// it is tried first: one parser run instead of one per block. That run uses the descent parser
-/// (`descent`), which calls the same actions without a parse table, and when it stops, the
-/// clean-file parser, which builds the same tree with fewer reductions than the first one;
-/// their errors are never reported (the blocks are parsed again with the parser whose
-/// "expected …" lists the messages are made of).
+/// it is tried first: one parser run instead of one per block. That run uses the clean-file
+/// parser, which builds the same tree with fewer reductions than the first one; its errors are
+/// never reported (the blocks are parsed again with the parser whose "expected …" lists the
+/// messages are made of).
 fn parse_blocks(
     file: FileId,
     text: &str,
-    layout: &super::layout::Layout,
+    layout: &Layout,
+    mut pending: Pending,
     module: &mut Module,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
     let parser = colang_v2::BlockParser::new();
-    let mut pending = Pending::default();
-    // About one top-level statement per block, and one per blank line between blocks: no
-    // copying of them as they are pushed.
-    pending.stmts.reserve(2 * layout.blocks.len());
     let clean = !layout.toks.iter().any(|t| t.1 == Tok::Error);
     if clean {
-        if descent::parse_block(text, file, &mut pending, &layout.toks).is_ok() {
-            add_items(module, &mut pending.stmts, diagnostics);
-            return;
-        }
-        pending.clear();
         if colang_v2_clean::BlockParser::new()
             .parse(text, file, &mut pending, NameRuns::new(text, &layout.toks))
             .is_ok()
@@ -273,6 +299,25 @@ fn continues_operand(tok: Tok) -> bool {
     )
 }
 
+/// About how many top-level items a file has: one per line that starts with `flow`, `import`
+/// or `"""` (the items of a clean file, unless a string holds such a line), and a sixteenth
+/// more. The descent parser's items are reserved from it, so that the item vector of a large
+/// file is not copied as it grows.
+fn top_level_items(text: &str, line_starts: &[u32]) -> usize {
+    let bytes = text.as_bytes();
+    let heads = line_starts
+        .iter()
+        .filter(|&&s| {
+            bytes.get(s as usize..).is_some_and(|line| {
+                line.starts_with(b"flow")
+                    || line.starts_with(b"import")
+                    || line.starts_with(b"\"\"\"")
+            })
+        })
+        .count();
+    heads + heads / 16 + 8
+}
+
 /// Moves the top-level statements into the module's items (reserved exactly: the item vector
 /// of a large file is not copied as it grows).
 fn add_items(module: &mut Module, stmts: &mut Vec<Stmt>, diagnostics: &mut Vec<Diagnostic>) {
@@ -282,21 +327,27 @@ fn add_items(module: &mut Module, stmts: &mut Vec<Stmt>, diagnostics: &mut Vec<D
         .count();
     module.items.reserve(items);
     for s in stmts.drain(..) {
-        match s.kind {
-            StmtKind::Flow(f) => module.items.push(Item::Flow(*f)),
-            StmtKind::Import(i) => module.items.push(Item::Import(i)),
-            StmtKind::Docstring => module.items.push(Item::Docstring(s.span)),
-            StmtKind::Empty => {}
-            _ => {
-                let d = Diagnostic::warning(
-                    codes::STATEMENT_OUTSIDE_FLOW,
-                    s.span,
-                    "a statement outside a flow is ignored",
-                )
-                .with_label("this belongs to no flow");
-                diagnostics.push(d);
-                module.items.push(Item::Stmt(s));
-            }
+        add_item(module, s, diagnostics);
+    }
+}
+
+/// Moves a top-level statement into the module's items; a statement that is not a flow, an
+/// import or a docstring is reported.
+fn add_item(module: &mut Module, s: Stmt, diagnostics: &mut Vec<Diagnostic>) {
+    match s.kind {
+        StmtKind::Flow(f) => module.items.push(Item::Flow(*f)),
+        StmtKind::Import(i) => module.items.push(Item::Import(i)),
+        StmtKind::Docstring => module.items.push(Item::Docstring(s.span)),
+        StmtKind::Empty => {}
+        _ => {
+            let d = Diagnostic::warning(
+                codes::STATEMENT_OUTSIDE_FLOW,
+                s.span,
+                "a statement outside a flow is ignored",
+            )
+            .with_label("this belongs to no flow");
+            diagnostics.push(d);
+            module.items.push(Item::Stmt(s));
         }
     }
 }
@@ -309,23 +360,39 @@ fn excluded_from_llm(text: &str) -> bool {
 }
 
 /// Line numbers as the reference reports them: 1-based, each expanded `...` line counting eight.
-struct LineIndex<'a> {
+pub(super) struct LineIndex<'a> {
     starts: Vec<u32>,
     generated: &'a [u32],
 }
 
-impl<'a> LineIndex<'a> {
-    fn new(text: &str, generated: &'a [u32]) -> Self {
-        let mut starts = Vec::with_capacity(text.len() / 24 + 8);
-        starts.push(0u32);
-        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i as u32 + 1));
-        LineIndex { starts, generated }
-    }
-
+impl LineIndex<'_> {
     fn line(&self, offset: u32) -> u32 {
         let physical = self.starts.partition_point(|&s| s <= offset) as u32;
         let extra = self.generated.partition_point(|&g| g < offset) as u32;
         physical + 7 * extra
+    }
+
+    /// [`LineIndex::line`] for offsets asked in increasing order: `at` is where the last answer
+    /// was found (the line starts and `...` before that offset), and the search goes on from
+    /// there, a few lines further on, instead of from the middle of the file.
+    pub(super) fn line_after(&self, at: &mut (usize, usize), offset: u32) -> u32 {
+        let (mut line, mut extra) = *at;
+        if self
+            .starts
+            .get(line.wrapping_sub(1))
+            .is_some_and(|&s| s > offset)
+        {
+            // Asked out of order: search the whole index.
+            (line, extra) = (0, 0);
+        }
+        while self.starts.get(line).is_some_and(|&s| s <= offset) {
+            line += 1;
+        }
+        while self.generated.get(extra).is_some_and(|&g| g < offset) {
+            extra += 1;
+        }
+        *at = (line, extra);
+        line as u32 + 7 * extra as u32
     }
 }
 

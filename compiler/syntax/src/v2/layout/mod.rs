@@ -5,13 +5,18 @@
 //! into a `Generate` token, reads each word as a keyword or a name for its place in the line,
 //! reports lexical errors, and cuts the token stream into top-level blocks (each starts at a
 //! column-0 `flow`, decorator or `import` line) so that one broken block does not hide the others.
+//!
+//! The pass runs a step at a time ([`Stream`]): it lexes the text a window of raw tokens at a
+//! time, and the descent parser reads the parser tokens as they are laid out, so that neither
+//! token buffer of a clean file is ever held whole. [`layout`] runs it to the end for the
+//! generated parsers.
 
 use std::ops::Range;
 
 use stalwart_diagnostics::{Diagnostic, FileId, Span};
 
 use super::codes;
-use super::lexer::{Raw, lex};
+use super::lexer::{Raw, lex_window};
 use super::token::Tok;
 
 mod keywords;
@@ -20,15 +25,31 @@ mod keywords;
 const MAX_DEPTH: usize = 100;
 /// How many operators one logical line may hold (each may add a level to an expression tree).
 const MAX_OPERATORS: usize = 2000;
+/// How many raw tokens are lexed at a time.
+const RAW_WINDOW: usize = 1024;
+/// How many parser tokens [`Stream::fill`] lays out beyond the one asked for.
+const TOKEN_WINDOW: usize = 1024;
+
+/// About how many tokens `text` gives: one per four bytes.
+pub(crate) fn token_estimate(text: &str) -> usize {
+    text.len() / 4 + 16
+}
+
+/// The capacity of a parser token buffer [`Stream::fill`] fills from `text`: a window and some
+/// tokens read ahead, or a small file's tokens.
+pub(crate) fn stream_capacity(text: &str) -> usize {
+    token_estimate(text).min(TOKEN_WINDOW + 64)
+}
+
+/// A parser token: start, kind, end.
+pub(crate) type Token = (usize, Tok, usize);
 
 /// The layout pass's result.
 pub(crate) struct Layout {
-    pub toks: Vec<(usize, Tok, usize)>,
+    pub toks: Vec<Token>,
     /// Top-level blocks as ranges of `toks`.
     pub blocks: Vec<Range<usize>>,
     pub diagnostics: Vec<Diagnostic>,
-    /// Offsets of the `...` the reference expands (each adds seven lines before what follows).
-    pub generated: Vec<u32>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -53,10 +74,26 @@ struct Bracket {
 struct Ctx<'a> {
     text: &'a str,
     file: FileId,
+    lexer: logos::Lexer<'a, Raw>,
+    /// A window of the raw tokens: those from `raw_base` on, as far as they are lexed.
     raw: Vec<(Option<Raw>, u32, u32)>,
-    toks: Vec<(usize, Tok, usize)>,
+    /// The index of `raw[0]` among all raw tokens.
+    raw_base: usize,
+    /// The lexer has reached the end of the text.
+    lexed: bool,
+    /// The next raw token to lay out (an index among all raw tokens).
+    next_raw: usize,
+    /// The parser tokens laid out and not yet dropped by [`Stream::fill`].
+    toks: Vec<Token>,
+    /// How many parser tokens were dropped from the front of `toks`.
+    dropped: usize,
+    /// The end of the text has been laid out.
+    ended: bool,
     diagnostics: Vec<Diagnostic>,
-    generated: Vec<u32>,
+    /// The offsets of the `...` the reference expands ([`expanded_ellipses`]).
+    generated: &'a [u32],
+    /// Whether to cut the tokens into blocks (only the generated parsers read them).
+    cut_blocks: bool,
     blocks: Vec<Range<usize>>,
     block_start: usize,
     indents: Vec<u32>,
@@ -89,7 +126,8 @@ struct Ctx<'a> {
 /// line and six statements, and moves the rest of its line onto a line of its own: seven lines
 /// more. The tracking looks at lines, not strings, so it also expands a `...` inside a string
 /// opened mid-line, and skips one after a `"""` line that closed such a string.
-fn expanded_ellipses(text: &str) -> Vec<u32> {
+/// `line_starts` are the offsets where the lines of `text` start ([`line_starts`]).
+pub(crate) fn expanded_ellipses(text: &str, line_starts: &[u32]) -> Vec<u32> {
     let mut out = Vec::new();
     if memchr::memmem::find(text.as_bytes(), b"...").is_none() {
         return out;
@@ -97,7 +135,11 @@ fn expanded_ellipses(text: &str) -> Vec<u32> {
     const QUOTES: &str = "\"\"\"";
     let mut in_docstring = false;
     let mut start = 0usize;
-    let ends = memchr::memchr_iter(b'\n', text.as_bytes()).chain([text.len()]);
+    let ends = line_starts
+        .iter()
+        .skip(1)
+        .map(|&s| s as usize - 1)
+        .chain([text.len()]);
     for end in ends {
         let line = text.get(start..end).unwrap_or("");
         let spaces = line.bytes().take_while(|&b| b == b' ').count();
@@ -138,45 +180,66 @@ fn expanded_ellipses(text: &str) -> Vec<u32> {
     out
 }
 
-/// Runs the lexer and the layout pass over `text`.
+/// The offset where each line of `text` starts.
+pub(crate) fn line_starts(text: &str) -> Vec<u32> {
+    let mut starts = Vec::with_capacity(text.len() / 24 + 8);
+    starts.push(0u32);
+    starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i as u32 + 1));
+    starts
+}
+
+/// Runs the lexer and the layout pass over the whole of `text`.
 pub(crate) fn layout(file: FileId, text: &str) -> Layout {
-    let mut ctx = Ctx {
-        text,
-        file,
-        raw: lex(text),
-        toks: Vec::with_capacity(text.len() / 4 + 8),
-        diagnostics: Vec::new(),
-        generated: expanded_ellipses(text),
-        blocks: Vec::new(),
-        block_start: 0,
-        indents: vec![0],
-        brackets: Vec::new(),
-        pending_nl: None,
-        line_start: 0,
-        phys_has_token: false,
-        mode: Mode::Start,
-        line_var: false,
-        after_assign: false,
-        seen_spec_name: false,
-        in_simple_args: false,
-        last_col0_decorator: false,
-        operators: 0,
-        started: false,
-    };
-    if text.starts_with('\u{feff}') {
-        ctx.error_at(
-            0,
-            3,
-            codes::BYTE_ORDER_MARK,
-            "a byte order mark at the start of the file is not allowed".into(),
-        );
-    }
-    ctx.run();
+    let starts = line_starts(text);
+    let generated = expanded_ellipses(text, &starts);
+    let mut ctx = Ctx::new(file, text, &generated, token_estimate(text));
+    ctx.cut_blocks = true;
+    ctx.run_until(usize::MAX);
     Layout {
         toks: ctx.toks,
         blocks: ctx.blocks,
         diagnostics: ctx.diagnostics,
-        generated: ctx.generated,
+    }
+}
+
+/// The layout pass a step at a time, for the descent parser: [`Stream::fill`] lays out more
+/// text into the parser's token buffer, dropping the tokens it has read.
+pub(crate) struct Stream<'a> {
+    cx: Ctx<'a>,
+}
+
+impl<'a> Stream<'a> {
+    /// A layout of `text`, where the reference expands the `...` at `generated`
+    /// ([`expanded_ellipses`]).
+    pub(crate) fn new(file: FileId, text: &'a str, generated: &'a [u32]) -> Self {
+        Stream {
+            // The parser's buffer is swapped in (`fill`).
+            cx: Ctx::new(file, text, generated, 0),
+        }
+    }
+
+    /// Refills `buf`, the tokens from index `base` on (indices count from the first token of
+    /// the file; `buf` is empty or the buffer the last call left): drops the tokens before
+    /// `keep` (but not the last one), and lays out text until token `want` is in `buf` or the
+    /// text has ended. Returns the new `base`.
+    #[inline(never)]
+    pub(crate) fn fill(&mut self, buf: &mut Vec<Token>, want: usize, keep: usize) -> usize {
+        let cx = &mut self.cx;
+        std::mem::swap(&mut cx.toks, buf);
+        // The last token stays: the layout reads it (`Ctx::prev`).
+        let drop_to = keep.min(cx.laid_out().saturating_sub(1));
+        if drop_to > cx.dropped {
+            cx.toks.drain(..drop_to - cx.dropped);
+            cx.dropped = drop_to;
+        }
+        cx.run_until(want + TOKEN_WINDOW);
+        std::mem::swap(&mut cx.toks, buf);
+        cx.dropped
+    }
+
+    /// Whether the layout pass reported nothing (so far).
+    pub(crate) fn is_clean(&self) -> bool {
+        self.cx.diagnostics.is_empty()
     }
 }
 
@@ -214,6 +277,73 @@ fn punct(raw: Raw) -> Option<Tok> {
 }
 
 impl<'a> Ctx<'a> {
+    fn new(file: FileId, text: &'a str, generated: &'a [u32], capacity: usize) -> Self {
+        Ctx {
+            text,
+            file,
+            lexer: logos::Lexer::new(text),
+            // A window and some tokens read ahead; a small file's tokens (about one per four
+            // bytes).
+            raw: Vec::with_capacity(token_estimate(text).min(RAW_WINDOW + 64)),
+            raw_base: 0,
+            lexed: false,
+            next_raw: 0,
+            toks: Vec::with_capacity(capacity),
+            dropped: 0,
+            ended: false,
+            diagnostics: Vec::new(),
+            generated,
+            cut_blocks: false,
+            blocks: Vec::new(),
+            block_start: 0,
+            indents: vec![0],
+            brackets: Vec::new(),
+            pending_nl: None,
+            line_start: 0,
+            phys_has_token: false,
+            mode: Mode::Start,
+            line_var: false,
+            after_assign: false,
+            seen_spec_name: false,
+            in_simple_args: false,
+            last_col0_decorator: false,
+            operators: 0,
+            started: false,
+        }
+    }
+
+    /// The number of parser tokens laid out, counting those dropped.
+    fn laid_out(&self) -> usize {
+        self.dropped + self.toks.len()
+    }
+
+    /// Raw token `i` (an index among all raw tokens, not before the one being laid out), lexing
+    /// more of the text when it is past the window.
+    #[inline]
+    fn raw_at(&mut self, i: usize) -> Option<(Option<Raw>, u32, u32)> {
+        loop {
+            if let Some(t) = self.raw.get(i.wrapping_sub(self.raw_base)) {
+                return Some(*t);
+            }
+            if self.lexed {
+                return None;
+            }
+            self.lex_more();
+        }
+    }
+
+    /// Drops the raw tokens before the one being laid out and lexes a window more.
+    #[inline(never)]
+    fn lex_more(&mut self) {
+        let done = self
+            .next_raw
+            .saturating_sub(self.raw_base)
+            .min(self.raw.len());
+        self.raw.drain(..done);
+        self.raw_base += done;
+        self.lexed = !lex_window(&mut self.lexer, &mut self.raw, RAW_WINDOW);
+    }
+
     fn slice(&self, start: usize, end: usize) -> &'a str {
         self.text.get(start..end).unwrap_or("")
     }
@@ -241,56 +371,84 @@ impl<'a> Ctx<'a> {
     }
 
     /// The next raw token after index `i`, skipping tabs, with its index.
-    fn peek_at(&self, i: usize) -> Option<(usize, Option<Raw>, usize, usize)> {
-        self.raw
-            .iter()
-            .enumerate()
-            .skip(i + 1)
-            .find(|(_, t)| t.0 != Some(Raw::Tab))
-            .map(|(j, t)| (j, t.0, t.1 as usize, t.2 as usize))
+    fn peek_at(&mut self, i: usize) -> Option<(usize, Option<Raw>, usize, usize)> {
+        let mut j = i + 1;
+        loop {
+            let t = self.raw_at(j)?;
+            if t.0 != Some(Raw::Tab) {
+                return Some((j, t.0, t.1 as usize, t.2 as usize));
+            }
+            j += 1;
+        }
     }
 
     /// The next raw token after index `i`, skipping tabs.
-    fn peek(&self, i: usize) -> Option<(Option<Raw>, usize, usize)> {
+    fn peek(&mut self, i: usize) -> Option<(Option<Raw>, usize, usize)> {
         self.peek_at(i).map(|(_, r, s, e)| (r, s, e))
     }
 
-    fn next_is_lparen(&self, i: usize) -> bool {
+    fn next_is_lparen(&mut self, i: usize) -> bool {
         matches!(self.peek(i), Some((Some(Raw::LParen), _, _)))
     }
 
-    fn run(&mut self) {
-        let mut i = 0usize;
-        while let Some(&(raw, start, end)) = self.raw.get(i) {
-            let (start, end) = (start as usize, end as usize);
-            match raw {
-                Some(Raw::Newline) => self.newline(i, start, end),
-                Some(Raw::Tab) => {
-                    if self.phys_has_token || (self.line_start == 0 && self.pending_nl.is_none()) {
-                        self.error_at(
-                            start,
-                            end,
-                            codes::TAB_IN_LINE,
-                            "a tab between tokens is not allowed; only spaces may separate tokens"
-                                .into(),
-                        );
-                    }
+    /// Lays out raw tokens until more than `want` parser tokens are laid out (counting those
+    /// dropped), or up to the end of the text.
+    fn run_until(&mut self, want: usize) {
+        if self.next_raw == 0 && self.laid_out() == 0 && self.text.starts_with('\u{feff}') {
+            self.error_at(
+                0,
+                3,
+                codes::BYTE_ORDER_MARK,
+                "a byte order mark at the start of the file is not allowed".into(),
+            );
+        }
+        while self.laid_out() <= want {
+            let i = self.next_raw;
+            let Some(&(raw, start, end)) = self.raw.get(i.wrapping_sub(self.raw_base)) else {
+                if !self.lexed {
+                    self.lex_more();
+                    continue;
                 }
-                Some(Raw::Comment) => self.comment(start, end),
-                _ => {
-                    self.phys_has_token = true;
-                    if self.pending_nl.is_some() {
-                        self.line_begins(i, raw, start, end);
-                    } else if !self.started {
-                        self.maybe_split(raw, start, end, i);
-                    }
-                    self.started = true;
-                    i = self.token(i, raw, start, end);
+                if !self.ended {
+                    self.ended = true;
+                    self.finish();
+                }
+                return;
+            };
+            self.next_raw = self.step(i, raw, start as usize, end as usize) + 1;
+        }
+    }
+
+    /// Lays out raw token `i` (and those it reads ahead); returns the index of the last raw
+    /// token it consumed.
+    #[inline]
+    fn step(&mut self, i: usize, raw: Option<Raw>, start: usize, end: usize) -> usize {
+        match raw {
+            Some(Raw::Newline) => self.newline(i, start, end),
+            Some(Raw::Tab) => {
+                if self.phys_has_token || (self.line_start == 0 && self.pending_nl.is_none()) {
+                    self.error_at(
+                        start,
+                        end,
+                        codes::TAB_IN_LINE,
+                        "a tab between tokens is not allowed; only spaces may separate tokens"
+                            .into(),
+                    );
                 }
             }
-            i += 1;
+            Some(Raw::Comment) => self.comment(start, end),
+            _ => {
+                self.phys_has_token = true;
+                if self.pending_nl.is_some() {
+                    self.line_begins(i, raw, start, end);
+                } else if !self.started {
+                    self.maybe_split(raw, start, end, i);
+                }
+                self.started = true;
+                return self.token(i, raw, start, end);
+            }
         }
-        self.finish();
+        i
     }
 
     fn newline(&mut self, i: usize, start: usize, end: usize) {
@@ -463,8 +621,8 @@ impl<'a> Ctx<'a> {
         let is_flow_word = raw == Some(Raw::Word) && self.slice(start, end) == "flow";
         let continues_decorators = self.last_col0_decorator && (is_at || is_flow_word);
         if head && !continues_decorators {
-            let at = self.toks.len();
-            if at > self.block_start {
+            let at = self.laid_out();
+            if at > self.block_start && self.cut_blocks {
                 self.blocks.push(self.block_start..at);
             }
             self.block_start = at;
@@ -477,7 +635,7 @@ impl<'a> Ctx<'a> {
             self.unclosed_brackets();
         }
         let len = self.text.len();
-        if self.pending_nl.is_none() && self.prev() != Some(Tok::Newline) && !self.toks.is_empty() {
+        if self.pending_nl.is_none() && self.prev() != Some(Tok::Newline) && self.laid_out() > 0 {
             self.pending_nl = Some(len);
         }
         if self.pending_nl.is_some() {
@@ -488,8 +646,8 @@ impl<'a> Ctx<'a> {
             self.indents.pop();
             self.toks.push((len, Tok::Dedent, len));
         }
-        let at = self.toks.len();
-        if at > self.block_start {
+        let at = self.laid_out();
+        if at > self.block_start && self.cut_blocks {
             self.blocks.push(self.block_start..at);
         }
     }
@@ -568,7 +726,7 @@ impl<'a> Ctx<'a> {
                     && self.toks.last().is_some_and(|t| t.1 == Tok::Var);
                 let tok = punct(raw).unwrap_or(Tok::Error);
                 self.push(tok, start, end);
-                self.after_assign = assign && self.toks.len() >= 2 && self.mode == Mode::Spec;
+                self.after_assign = assign && self.laid_out() >= 2 && self.mode == Mode::Spec;
                 if assign && self.mode == Mode::Spec {
                     self.mode = Mode::Other;
                 }
@@ -778,7 +936,7 @@ impl<'a> Ctx<'a> {
 
     /// Whether a `(` opening a statement opens an expression statement `(expr)` rather than a
     /// group of specs.
-    fn paren_starts_expression(&self, i: usize) -> bool {
+    fn paren_starts_expression(&mut self, i: usize) -> bool {
         let Some((raw, s, e)) = self.peek(i) else {
             return false;
         };

@@ -20,9 +20,12 @@
 
 use stalwart_diagnostics::FileId;
 
-use super::Token;
-use crate::v2::ast::{AssignOp, BinOp, CallArg, CmpOp, ExprKind, Import, SpecOp, Stmt, StmtKind};
+use super::{LineIndex, Token};
+use crate::v2::ast::{
+    AssignOp, BinOp, CallArg, CmpOp, ExprKind, Flow, Import, SpecOp, Stmt, StmtKind,
+};
 use crate::v2::builder::{self as b, ArgsCount, Pending, Words};
+use crate::v2::layout::{Stream, stream_capacity};
 use crate::v2::token::Tok;
 
 /// How deep rules may nest (brackets, unary operators, `not`, blocks) before the file is left
@@ -35,20 +38,51 @@ pub(super) struct Rejected;
 
 type R<T = ()> = Result<T, Rejected>;
 
-/// Parses a whole clean token stream as the grammar's `Block`, leaving the top-level statements
-/// in `p.stmts`; on `Err`, `p` holds junk and must be cleared.
-pub(super) fn parse_block(text: &str, file: FileId, p: &mut Pending, toks: &[Token]) -> R {
+/// A top-level statement the descent parser has read.
+pub(super) enum Top<'s> {
+    /// A flow definition (not boxed: it goes into the module's items as it is).
+    Flow(Flow),
+    /// Any other statement, pushed onto these statements.
+    Stmts(&'s mut Vec<Stmt>),
+}
+
+/// Parses the whole token stream of a file as the grammar's `Block`, calling `each` with each
+/// top-level statement; on `Err`, `p` holds junk and must be cleared. It reads the tokens as
+/// the layout pass lays them out, and rejects a file where that pass reported something (those
+/// places are `Error` tokens, which no rule reads).
+pub(super) fn parse_block<'a>(
+    text: &'a str,
+    file: FileId,
+    lines: &LineIndex<'_>,
+    p: &mut Pending,
+    toks: &mut Stream<'a>,
+    mut each: impl FnMut(Top<'_>),
+) -> R {
     let mut d = Descent {
         text,
         file,
+        lines,
+        line_at: (0, 0),
         p,
         toks,
+        buf: Vec::with_capacity(stream_capacity(text)),
+        base: 0,
         pos: 0,
+        keep: usize::MAX,
         end: 0,
         depth: 0,
     };
-    while d.pos < toks.len() {
-        d.stmt()?;
+    while let Some((l, tok, _)) = d.token(0) {
+        if matches!(tok, Tok::At | Tok::Flow) {
+            let f = d.nested(|d| d.flow_def(l))?;
+            each(Top::Flow(f));
+        } else {
+            d.stmt()?;
+            each(Top::Stmts(&mut d.p.stmts));
+        }
+    }
+    if !d.toks.is_clean() {
+        return Err(Rejected);
     }
     Ok(())
 }
@@ -56,10 +90,20 @@ pub(super) fn parse_block(text: &str, file: FileId, p: &mut Pending, toks: &[Tok
 struct Descent<'a, 'p> {
     text: &'a str,
     file: FileId,
+    /// Numbers the line of each flow.
+    lines: &'p LineIndex<'p>,
+    /// Where the line of the last flow was found ([`LineIndex::line_after`]).
+    line_at: (usize, usize),
     p: &'p mut Pending,
-    toks: &'a [Token],
-    /// The next token.
+    toks: &'p mut Stream<'a>,
+    /// The tokens laid out and not yet dropped, from token `base` of the file on.
+    buf: Vec<Token>,
+    base: usize,
+    /// The next token, in `buf`.
     pos: usize,
+    /// The first token of the file that may be read again (a `{…}` entry is read twice), or
+    /// `usize::MAX`.
+    keep: usize,
     /// The end of the last token read (the grammar's `@R`).
     end: usize,
     depth: u32,
@@ -69,25 +113,50 @@ struct Descent<'a, 'p> {
 const END: Tok = Tok::Error;
 
 impl Descent<'_, '_> {
+    /// The token `n` places after the next one.
     #[inline]
-    fn peek(&self) -> Tok {
-        self.toks.get(self.pos).map_or(END, |t| t.1)
+    fn token(&mut self, n: usize) -> Option<Token> {
+        match self.buf.get(self.pos + n) {
+            Some(t) => Some(*t),
+            None => self.fill(n),
+        }
+    }
+
+    /// Lays out more tokens, dropping those read: the token `n` places after the next one.
+    #[cold]
+    #[inline(never)]
+    fn fill(&mut self, n: usize) -> Option<Token> {
+        let at = self.base + self.pos;
+        self.base = self.toks.fill(&mut self.buf, at + n, self.keep.min(at));
+        self.pos = at - self.base;
+        self.buf.get(self.pos + n).copied()
     }
 
     #[inline]
-    fn peek_at(&self, n: usize) -> Tok {
-        self.toks.get(self.pos + n).map_or(END, |t| t.1)
+    fn peek(&mut self) -> Tok {
+        self.peek_at(0)
+    }
+
+    #[inline]
+    fn peek_at(&mut self, n: usize) -> Tok {
+        match self.buf.get(self.pos + n) {
+            Some(t) => t.1,
+            None => self.fill(n).map_or(END, |t| t.1),
+        }
     }
 
     /// Where the next token starts (the grammar's `@L`).
     #[inline]
-    fn start(&self) -> usize {
-        self.toks.get(self.pos).map_or(self.end, |t| t.0)
+    fn start(&mut self) -> usize {
+        match self.buf.get(self.pos) {
+            Some(t) => t.0,
+            None => self.fill(0).map_or(self.end, |t| t.0),
+        }
     }
 
     #[inline]
     fn bump(&mut self) -> Token {
-        let t = self.toks.get(self.pos).copied().unwrap_or((0, END, 0));
+        let t = self.token(0).unwrap_or((0, END, 0));
         self.pos += 1;
         self.end = t.2;
         t
@@ -135,7 +204,8 @@ impl Descent<'_, '_> {
             Tok::When => self.nested(|d| d.when_stmt(l))?,
             Tok::At | Tok::Flow => {
                 let f = self.nested(|d| d.flow_def(l))?;
-                self.p.stmt(self.file, l, self.end, StmtKind::Flow(f));
+                self.p
+                    .stmt(self.file, l, self.end, StmtKind::Flow(Box::new(f)));
             }
             _ => {
                 self.simple()?;
@@ -230,6 +300,7 @@ impl Descent<'_, '_> {
         Ok(())
     }
 
+    #[inline]
     fn keyword(&mut self, kind: StmtKind) {
         self.bump();
         self.p.kinds.push(kind);
@@ -337,7 +408,9 @@ impl Descent<'_, '_> {
 
     // ----- flow definitions -----
 
-    fn flow_def(&mut self, l: usize) -> R<Box<crate::v2::ast::Flow>> {
+    fn flow_def(&mut self, l: usize) -> R<Flow> {
+        // Flows start in the order they are read here (not in the order they end).
+        let line = self.lines.line_after(&mut self.line_at, l as u32);
         let mut decorators = 0;
         while self.peek() == Tok::At {
             self.decorator()?;
@@ -371,7 +444,7 @@ impl Descent<'_, '_> {
         };
         let body = self.body()?;
         let name = words.name(self.text);
-        Ok(self.p.flow(
+        let mut flow = self.p.flow(
             self.file,
             l,
             self.end,
@@ -380,7 +453,9 @@ impl Descent<'_, '_> {
             params,
             returns,
             body,
-        ))
+        );
+        flow.line = line;
+        Ok(flow)
     }
 
     fn decorator(&mut self) -> R {
@@ -424,6 +499,7 @@ impl Descent<'_, '_> {
     }
 
     /// One or more names: the name of a flow or spec.
+    #[inline]
     fn words(&mut self) -> R<Words> {
         let (a, _, z) = self.expect(Tok::Name)?;
         let mut words = Words::first((a, z));
@@ -434,6 +510,7 @@ impl Descent<'_, '_> {
         Ok(words)
     }
 
+    #[inline]
     fn var_node(&mut self) -> R<crate::v2::ast::Var> {
         let (l, _, r) = self.expect(Tok::Var)?;
         Ok(b::var(self.text, self.file, l, r))
@@ -530,6 +607,7 @@ impl Descent<'_, '_> {
         Ok(n)
     }
 
+    #[inline]
     fn capture(&mut self) -> R<Option<crate::v2::ast::Var>> {
         if self.eat(Tok::As) {
             self.var_node().map(Some)
@@ -785,7 +863,7 @@ impl Descent<'_, '_> {
     }
 
     fn atom(&mut self, nu: bool) -> R {
-        let (l, tok, r) = self.toks.get(self.pos).copied().unwrap_or((0, END, 0));
+        let (l, tok, r) = self.token(0).unwrap_or((0, END, 0));
         let leaf = match tok {
             Tok::Var => ExprKind::Var,
             Tok::Int => ExprKind::Int,
@@ -834,14 +912,17 @@ impl Descent<'_, '_> {
     fn brace(&mut self, l: usize) -> R {
         self.bump();
         if starts_atom(self.peek()) {
-            let (pos, end) = (self.pos, self.end);
+            let (at, end, keep) = (self.base + self.pos, self.end, self.keep);
+            self.keep = keep.min(at);
             self.atom_expr(false)?;
-            if matches!(self.peek(), Tok::Comma | Tok::RBrace) {
+            let set = matches!(self.peek(), Tok::Comma | Tok::RBrace);
+            self.keep = keep;
+            if set {
                 return self.set(l);
             }
             // A dict key: read it again as a test.
             self.p.drop_expr();
-            (self.pos, self.end) = (pos, end);
+            (self.pos, self.end) = (at - self.base, end);
         }
         let mut n = 0;
         while self.peek() != Tok::RBrace {

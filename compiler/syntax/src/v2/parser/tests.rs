@@ -8,9 +8,10 @@ use stalwart_diagnostics::FileId;
 
 use crate::test_inputs::{cut_and_left_out, input_texts};
 
+use super::LineIndex;
 use super::{NameRuns, Pending, colang_v2_clean, descent};
-use crate::v2::ast::Stmt;
-use crate::v2::layout::layout;
+use crate::v2::ast::{Stmt, StmtKind};
+use crate::v2::layout::{Stream, expanded_ellipses, layout, line_starts};
 
 fn parse_clean(text: &str, tokens: impl Iterator<Item = super::Token>) -> Option<Vec<Stmt>> {
     let mut pending = Pending::default();
@@ -32,6 +33,52 @@ fn merged_agrees(text: &str) -> bool {
     merged.is_some()
 }
 
+/// The top-level statements the descent parser reads, as the clean-file parser gives them (with
+/// the flows' lines numbered).
+fn descent_parse(text: &str) -> Option<Vec<Stmt>> {
+    let starts = line_starts(text);
+    let generated = expanded_ellipses(text, &starts);
+    let lines = LineIndex {
+        starts,
+        generated: &generated,
+    };
+    let mut pending = Pending::default();
+    let mut stream = Stream::new(FileId(0), text, &generated);
+    let mut stmts = Vec::new();
+    let ok =
+        descent::parse_block(
+            text,
+            FileId(0),
+            &lines,
+            &mut pending,
+            &mut stream,
+            |top| match top {
+                descent::Top::Flow(f) => stmts.push(Stmt {
+                    span: f.span,
+                    kind: StmtKind::Flow(Box::new(f)),
+                }),
+                descent::Top::Stmts(s) => stmts.append(s),
+            },
+        )
+        .is_ok();
+    ok.then_some(stmts)
+}
+
+/// Numbers the lines of the flows among `stmts` as the parse driver does.
+fn number_lines(text: &str, stmts: &mut [Stmt]) {
+    let starts = line_starts(text);
+    let generated = expanded_ellipses(text, &starts);
+    let lines = LineIndex {
+        starts,
+        generated: &generated,
+    };
+    for s in stmts {
+        if let StmtKind::Flow(f) = &mut s.kind {
+            super::set_lines(f, &lines);
+        }
+    }
+}
+
 /// Whether the descent parser accepted the file; panics unless it accepts exactly where the
 /// clean-file parser does on the whole stream, with the same statements.
 fn descent_agrees(text: &str) -> bool {
@@ -43,10 +90,11 @@ fn descent_agrees(text: &str) -> bool {
     {
         return false;
     }
-    let table = parse_clean(text, layout.toks.iter().copied());
-    let mut pending = Pending::default();
-    let ok = descent::parse_block(text, FileId(0), &mut pending, &layout.toks).is_ok();
-    let descent = ok.then_some(pending.stmts);
+    let mut table = parse_clean(text, layout.toks.iter().copied());
+    if let Some(stmts) = &mut table {
+        number_lines(text, stmts);
+    }
+    let descent = descent_parse(text);
     assert_eq!(table, descent, "{text:?}");
     descent.is_some()
 }
@@ -68,8 +116,7 @@ fn descent_parser_agrees_with_the_clean_file_parser_on_files_cut_and_with_lines_
 fn descent_parser_stops_where_nesting_is_deep_and_the_clean_file_parser_goes_on() {
     let deep = format!("flow a\n  $x = {}1\n", "-".repeat(300));
     let layout = layout(FileId(0), &deep);
-    let mut pending = Pending::default();
-    assert!(descent::parse_block(&deep, FileId(0), &mut pending, &layout.toks).is_err());
+    assert!(descent_parse(&deep).is_none());
     assert!(parse_clean(&deep, layout.toks.iter().copied()).is_some());
     let shallow = format!("flow a\n  $x = {}1\n", "-".repeat(100));
     assert!(descent_agrees(&shallow));
@@ -156,4 +203,52 @@ proptest! {
     ) {
         descent_agrees(&flow(&body));
     }
+}
+
+/// The stream lays out the tokens and reports what the whole layout does, when each token is
+/// dropped as soon as the next one is read.
+#[test]
+fn streamed_layout_gives_the_tokens_of_the_whole_layout() {
+    let texts = input_texts("v2");
+    assert!(!texts.is_empty(), "no input files");
+    for text in &texts {
+        for variant in cut_and_left_out(text) {
+            let whole = layout(FileId(0), &variant);
+            let generated = expanded_ellipses(&variant, &line_starts(&variant));
+            let mut stream = Stream::new(FileId(0), &variant, &generated);
+            let mut streamed = Vec::new();
+            let (mut buf, mut base) = (Vec::new(), 0);
+            loop {
+                let i = streamed.len();
+                if let Some(&t) = buf.get(i - base) {
+                    streamed.push(t);
+                    continue;
+                }
+                base = stream.fill(&mut buf, i, i);
+                if buf.get(i - base).is_none() {
+                    break;
+                }
+            }
+            assert_eq!(whole.toks, streamed, "{variant:?}");
+            assert_eq!(
+                whole.diagnostics.is_empty(),
+                stream.is_clean(),
+                "{variant:?}"
+            );
+        }
+    }
+}
+
+/// A `{…}` whose first entry is a dict key longer than the stream's window is read again from
+/// its start.
+#[test]
+fn descent_parser_reads_a_long_dict_key_again() {
+    let key = (0..1000)
+        .map(|i| i.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let dict = format!("flow a\n  $x = {{$k[{key}]: 1}}\n  $y = 2\n");
+    assert!(descent_agrees(&dict));
+    let set = format!("flow a\n  $x = {{$k[{key}], 1}}\n  $y = 2\n");
+    assert!(descent_agrees(&set));
 }
