@@ -89,7 +89,9 @@ pub struct Param {
     pub span: Span,
 }
 
-/// A statement with its span.
+/// A statement with its span. A large file holds one per line (blank and comment lines are
+/// `Empty`), so the rare large parts (assigned values, loop conditions, single expressions,
+/// captures) are boxed: `Box` prints as its contents, so the `Debug` text is unchanged.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Stmt {
     pub kind: StmtKind,
@@ -102,39 +104,39 @@ pub enum StmtKind {
     Spec {
         op: SpecOp,
         implicit: bool,
-        capture: Option<Var>,
+        capture: Option<Box<Var>>,
         expr: SpecExpr,
     },
     Assign {
         target: Var,
         op: AssignOp,
-        value: Expr,
+        value: Box<Expr>,
     },
     If {
         branches: Vec<Branch<Expr>>,
         else_body: Option<Vec<Stmt>>,
     },
     While {
-        cond: Expr,
+        cond: Box<Expr>,
         body: Vec<Stmt>,
     },
     When {
         branches: Vec<Branch<SpecExpr>>,
         else_body: Option<Vec<Stmt>>,
     },
-    Return(Option<Expr>),
+    Return(Option<Box<Expr>>),
     Abort,
     Break,
     Continue,
     Pass,
     Global(Var),
-    Log(Expr),
-    Print(Expr),
-    Priority(Expr),
+    Log(Box<Expr>),
+    Print(Box<Expr>),
+    Priority(Box<Expr>),
     /// `name:`
     Label(Span),
     /// `(expr)`
-    Expr(Expr),
+    Expr(Box<Expr>),
     Docstring,
     /// A `...` line: the generated-flow statements.
     Generate,
@@ -217,8 +219,8 @@ pub struct Spec {
     pub args: Args,
     /// `.Finished()`, `.action`, ...
     pub members: Vec<Member>,
-    /// `as $ref`
-    pub capture: Option<Var>,
+    /// `as $ref` (rare, so boxed).
+    pub capture: Option<Box<Var>>,
     pub span: Span,
 }
 
@@ -423,3 +425,18 @@ pub enum CmpOp {
     Is,
     IsNot,
 }
+
+// The sizes of the nodes a large file holds by the thousand: every line is a `Stmt` in one
+// `Vec<Stmt>`, every spec statement boxes one `Spec`. The rare large parts (assigned values,
+// loop conditions, `return`/`log`/`print`/`priority`/`(expr)` expressions, captures) are boxed to
+// keep them so; a change that grows one of these should be deliberate. (Sizes on 64-bit targets.)
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<Stmt>() == 72);
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<StmtKind>() == 56);
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<SpecExpr>() == 40);
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<Spec>() == 128);
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<Expr>() == 64);

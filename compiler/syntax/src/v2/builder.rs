@@ -244,7 +244,7 @@ impl Pending {
         take(&mut self.stmts, n)
     }
 
-    pub fn spec_stmt(&mut self, op: SpecOp, implicit: bool, capture: Option<Var>) {
+    pub fn spec_stmt(&mut self, op: SpecOp, implicit: bool, capture: Option<Box<Var>>) {
         let expr = self.pop_spec();
         self.kinds.push(StmtKind::Spec {
             op,
@@ -255,17 +255,17 @@ impl Pending {
     }
 
     pub fn assign(&mut self, target: Var, op: AssignOp) {
-        let value = self.pop_expr();
+        let value = Box::new(self.pop_expr());
         self.kinds.push(StmtKind::Assign { target, op, value });
     }
 
-    pub fn expr_kind(&mut self, kind: fn(Expr) -> StmtKind) {
-        let e = self.pop_expr();
+    pub fn expr_kind(&mut self, kind: fn(Box<Expr>) -> StmtKind) {
+        let e = Box::new(self.pop_expr());
         self.kinds.push(kind(e));
     }
 
-    pub fn optional_expr_kind(&mut self, present: bool, kind: fn(Option<Expr>) -> StmtKind) {
-        let e = present.then(|| self.pop_expr());
+    pub fn optional_expr_kind(&mut self, present: bool, kind: fn(Option<Box<Expr>>) -> StmtKind) {
+        let e = present.then(|| Box::new(self.pop_expr()));
         self.kinds.push(kind(e));
     }
 
@@ -330,7 +330,7 @@ impl Pending {
     }
 
     pub fn while_stmt(&mut self, file: FileId, l: usize, r: usize, body: Vec<Stmt>) {
-        let cond = self.pop_expr();
+        let cond = Box::new(self.pop_expr());
         self.stmt(file, l, r, StmtKind::While { cond, body });
     }
 
@@ -448,7 +448,7 @@ impl Pending {
         l: usize,
         r: usize,
         members: usize,
-        capture: Option<Var>,
+        capture: Option<Box<Var>>,
     ) -> Res<()> {
         let members = take(&mut self.members, members);
         let e = self.pop_spec();
@@ -486,7 +486,7 @@ impl Pending {
         (nl, nr, name): (usize, usize, SmolStr),
         args: Option<ArgsCount>,
         members: usize,
-        capture: Option<Var>,
+        capture: Option<Box<Var>>,
     ) {
         let members = take(&mut self.members, members);
         let args = match args {
@@ -513,7 +513,7 @@ impl Pending {
         r: usize,
         v: Var,
         members: usize,
-        capture: Option<Var>,
+        capture: Option<Box<Var>>,
     ) {
         let members = take(&mut self.members, members);
         self.specs.push(SpecExpr::Spec(Box::new(Spec {

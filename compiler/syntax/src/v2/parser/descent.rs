@@ -288,11 +288,12 @@ impl Descent<'_, '_> {
         if let Some(spec) = spec_op(next) {
             self.bump();
             self.spec_or()?;
-            self.p.spec_stmt(spec, false, Some(target));
+            self.p.spec_stmt(spec, false, Some(Box::new(target)));
         } else if next == Tok::ImplicitSpec {
             self.bump();
             self.spec_or()?;
-            self.p.spec_stmt(SpecOp::Await, true, Some(target));
+            self.p
+                .spec_stmt(SpecOp::Await, true, Some(Box::new(target)));
         } else {
             self.test()?;
             self.p.assign(target, op);
@@ -306,7 +307,7 @@ impl Descent<'_, '_> {
         self.p.kinds.push(kind);
     }
 
-    fn keyword_expr(&mut self, kind: fn(crate::v2::ast::Expr) -> StmtKind) -> R {
+    fn keyword_expr(&mut self, kind: fn(Box<crate::v2::ast::Expr>) -> StmtKind) -> R {
         self.bump();
         self.expr()?;
         self.p.expr_kind(kind);
@@ -608,9 +609,9 @@ impl Descent<'_, '_> {
     }
 
     #[inline]
-    fn capture(&mut self) -> R<Option<crate::v2::ast::Var>> {
+    fn capture(&mut self) -> R<Option<Box<crate::v2::ast::Var>>> {
         if self.eat(Tok::As) {
-            self.var_node().map(Some)
+            self.var_node().map(|v| Some(Box::new(v)))
         } else {
             Ok(None)
         }
