@@ -110,7 +110,7 @@ fn and_binds_tighter_than_or_in_specs() {
     else {
         panic!("{stmts:?}")
     };
-    assert!(matches!(parts.as_slice(), [SpecExpr::And(v, _), SpecExpr::Spec(_)] if v.len() == 2));
+    assert!(matches!(&parts[..], [SpecExpr::And(v, _), SpecExpr::Spec(_)] if v.len() == 2));
 }
 
 #[test]
@@ -124,14 +124,11 @@ fn bare_spec_is_an_implicit_await_and_capture_is_kept() {
                 capture: Some(v),
                 expr: SpecExpr::Spec(s),
             },
-            StmtKind::Assign {
-                op: AssignOp::Add,
-                target,
-                ..
-            },
+            StmtKind::Assign(a),
         ] => {
             assert_eq!(v.name, "x");
-            assert_eq!(target.name, "y");
+            assert_eq!(a.op, AssignOp::Add);
+            assert_eq!(a.target.name, "y");
             assert!(matches!(&s.target, SpecTarget::Name { name, .. } if name == "bot say"));
             assert_eq!(s.args.list().len(), 1);
         }

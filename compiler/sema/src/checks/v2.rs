@@ -297,7 +297,7 @@ impl Ctx<'_> {
     fn collect(&self, stmts: &[Stmt], uses: &mut Uses) {
         for stmt in stmts {
             match &stmt.kind {
-                StmtKind::Assign { target, .. } => uses.set(&target.name, stmt.span),
+                StmtKind::Assign(a) => uses.set(&a.target.name, stmt.span),
                 StmtKind::Global(v) => {
                     uses.known.insert(v.name.to_string());
                 }

@@ -90,15 +90,16 @@ pub struct Param {
 }
 
 /// A statement with its span. A large file holds one per line (blank and comment lines are
-/// `Empty`), so the rare large parts (assigned values, loop conditions, single expressions,
-/// captures) are boxed: `Box` prints as its contents, so the `Debug` text is unchanged.
+/// `Empty`), so the rare large parts (assignments, loop conditions, single expressions, `else`
+/// bodies, captures) are boxed: `Box` prints as its contents, and `StmtKind`'s `Debug` is
+/// written by hand so that a boxed assignment prints as a struct variant, as it did inline.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Stmt {
     pub kind: StmtKind,
     pub span: Span,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub enum StmtKind {
     /// `[$v =] op spec_expr`; a bare spec expression is an implicit `await`.
     Spec {
@@ -107,14 +108,11 @@ pub enum StmtKind {
         capture: Option<Box<Var>>,
         expr: SpecExpr,
     },
-    Assign {
-        target: Var,
-        op: AssignOp,
-        value: Box<Expr>,
-    },
+    /// `$v = expr`, `$v += expr`, `$v -= expr` (boxed: a statement stays small).
+    Assign(Box<Assignment>),
     If {
         branches: Vec<Branch<Expr>>,
-        else_body: Option<Vec<Stmt>>,
+        else_body: Option<Box<[Stmt]>>,
     },
     While {
         cond: Box<Expr>,
@@ -122,7 +120,7 @@ pub enum StmtKind {
     },
     When {
         branches: Vec<Branch<SpecExpr>>,
-        else_body: Option<Vec<Stmt>>,
+        else_body: Option<Box<[Stmt]>>,
     },
     Return(Option<Box<Expr>>),
     Abort,
@@ -144,6 +142,77 @@ pub enum StmtKind {
     Empty,
     Flow(Box<Flow>),
     Import(Import),
+}
+
+impl std::fmt::Debug for StmtKind {
+    // As `#[derive(Debug)]` prints it, with `Assign` printed as a struct variant.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StmtKind::Spec {
+                op,
+                implicit,
+                capture,
+                expr,
+            } => f
+                .debug_struct("Spec")
+                .field("op", op)
+                .field("implicit", implicit)
+                .field("capture", capture)
+                .field("expr", expr)
+                .finish(),
+            StmtKind::Assign(a) => f
+                .debug_struct("Assign")
+                .field("target", &a.target)
+                .field("op", &a.op)
+                .field("value", &a.value)
+                .finish(),
+            StmtKind::If {
+                branches,
+                else_body,
+            } => f
+                .debug_struct("If")
+                .field("branches", branches)
+                .field("else_body", else_body)
+                .finish(),
+            StmtKind::While { cond, body } => f
+                .debug_struct("While")
+                .field("cond", cond)
+                .field("body", body)
+                .finish(),
+            StmtKind::When {
+                branches,
+                else_body,
+            } => f
+                .debug_struct("When")
+                .field("branches", branches)
+                .field("else_body", else_body)
+                .finish(),
+            StmtKind::Return(e) => f.debug_tuple("Return").field(e).finish(),
+            StmtKind::Abort => f.write_str("Abort"),
+            StmtKind::Break => f.write_str("Break"),
+            StmtKind::Continue => f.write_str("Continue"),
+            StmtKind::Pass => f.write_str("Pass"),
+            StmtKind::Global(v) => f.debug_tuple("Global").field(v).finish(),
+            StmtKind::Log(e) => f.debug_tuple("Log").field(e).finish(),
+            StmtKind::Print(e) => f.debug_tuple("Print").field(e).finish(),
+            StmtKind::Priority(e) => f.debug_tuple("Priority").field(e).finish(),
+            StmtKind::Label(s) => f.debug_tuple("Label").field(s).finish(),
+            StmtKind::Expr(e) => f.debug_tuple("Expr").field(e).finish(),
+            StmtKind::Docstring => f.write_str("Docstring"),
+            StmtKind::Generate => f.write_str("Generate"),
+            StmtKind::Empty => f.write_str("Empty"),
+            StmtKind::Flow(flow) => f.debug_tuple("Flow").field(flow).finish(),
+            StmtKind::Import(i) => f.debug_tuple("Import").field(i).finish(),
+        }
+    }
+}
+
+/// An assignment's parts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Assignment {
+    pub target: Var,
+    pub op: AssignOp,
+    pub value: Expr,
 }
 
 /// One `if`/`elif` or `when`/`or when` arm.
@@ -194,13 +263,13 @@ pub struct Var {
     pub span: Span,
 }
 
-/// Specs combined with `and` / `or` (`and` binds tighter). A spec is boxed, so that a
-/// statement (which may hold a spec expression) stays small.
+/// Specs combined with `and` / `or` (`and` binds tighter). A spec is boxed, and the operands
+/// are a boxed slice, so that a statement (which may hold a spec expression) stays small.
 #[derive(Debug, Clone, PartialEq)]
 pub enum SpecExpr {
     Spec(Box<Spec>),
-    And(Vec<SpecExpr>, Span),
-    Or(Vec<SpecExpr>, Span),
+    And(Box<[SpecExpr]>, Span),
+    Or(Box<[SpecExpr]>, Span),
 }
 
 impl SpecExpr {
@@ -427,15 +496,15 @@ pub enum CmpOp {
 }
 
 // The sizes of the nodes a large file holds by the thousand: every line is a `Stmt` in one
-// `Vec<Stmt>`, every spec statement boxes one `Spec`. The rare large parts (assigned values,
-// loop conditions, `return`/`log`/`print`/`priority`/`(expr)` expressions, captures) are boxed to
-// keep them so; a change that grows one of these should be deliberate. (Sizes on 64-bit targets.)
+// `Vec<Stmt>`, every spec statement boxes one `Spec`. The rare large parts (assignments, loop
+// conditions, `return`/`log`/`print`/`priority`/`(expr)` expressions, `else` bodies, `and`/`or`
+// operands, captures) are boxed to keep them so; a change that grows one of these should be deliberate. (Sizes on 64-bit targets.)
 #[cfg(target_pointer_width = "64")]
-const _: () = assert!(std::mem::size_of::<Stmt>() == 72);
+const _: () = assert!(std::mem::size_of::<Stmt>() == 64);
 #[cfg(target_pointer_width = "64")]
-const _: () = assert!(std::mem::size_of::<StmtKind>() == 56);
+const _: () = assert!(std::mem::size_of::<StmtKind>() == 48);
 #[cfg(target_pointer_width = "64")]
-const _: () = assert!(std::mem::size_of::<SpecExpr>() == 40);
+const _: () = assert!(std::mem::size_of::<SpecExpr>() == 32);
 #[cfg(target_pointer_width = "64")]
 const _: () = assert!(std::mem::size_of::<Spec>() == 128);
 #[cfg(target_pointer_width = "64")]

@@ -255,8 +255,9 @@ impl Pending {
     }
 
     pub fn assign(&mut self, target: Var, op: AssignOp) {
-        let value = Box::new(self.pop_expr());
-        self.kinds.push(StmtKind::Assign { target, op, value });
+        let value = self.pop_expr();
+        self.kinds
+            .push(StmtKind::Assign(Box::new(Assignment { target, op, value })));
     }
 
     pub fn expr_kind(&mut self, kind: fn(Box<Expr>) -> StmtKind) {
@@ -303,7 +304,7 @@ impl Pending {
             r,
             StmtKind::If {
                 branches,
-                else_body,
+                else_body: else_body.map(Vec::into_boxed_slice),
             },
         );
     }
@@ -324,7 +325,7 @@ impl Pending {
             r,
             StmtKind::When {
                 branches,
-                else_body,
+                else_body: else_body.map(Vec::into_boxed_slice),
             },
         );
     }
@@ -420,11 +421,12 @@ impl Pending {
         let c = self.pop_spec();
         let a = self.pop_spec();
         self.specs.push(match a {
-            SpecExpr::Or(mut v, _) => {
+            SpecExpr::Or(v, _) => {
+                let mut v = v.into_vec();
                 v.push(c);
-                SpecExpr::Or(v, span(file, l, r))
+                SpecExpr::Or(v.into_boxed_slice(), span(file, l, r))
             }
-            a => SpecExpr::Or(vec![a, c], span(file, l, r)),
+            a => SpecExpr::Or(Box::new([a, c]), span(file, l, r)),
         });
     }
 
@@ -432,11 +434,12 @@ impl Pending {
         let c = self.pop_spec();
         let a = self.pop_spec();
         self.specs.push(match a {
-            SpecExpr::And(mut v, _) => {
+            SpecExpr::And(v, _) => {
+                let mut v = v.into_vec();
                 v.push(c);
-                SpecExpr::And(v, span(file, l, r))
+                SpecExpr::And(v.into_boxed_slice(), span(file, l, r))
             }
-            a => SpecExpr::And(vec![a, c], span(file, l, r)),
+            a => SpecExpr::And(Box::new([a, c]), span(file, l, r)),
         });
     }
 

@@ -398,7 +398,7 @@ impl LineIndex<'_> {
 
 fn set_lines(f: &mut Flow, lines: &LineIndex<'_>) {
     f.line = lines.line(f.span.start);
-    let mut stack: Vec<&mut Vec<Stmt>> = vec![&mut f.body];
+    let mut stack: Vec<&mut [Stmt]> = vec![&mut f.body];
     while let Some(body) = stack.pop() {
         for s in body.iter_mut() {
             match &mut s.kind {
@@ -410,15 +410,15 @@ fn set_lines(f: &mut Flow, lines: &LineIndex<'_>) {
                     branches,
                     else_body,
                 } => {
-                    stack.extend(branches.iter_mut().map(|b| &mut b.body));
-                    stack.extend(else_body.as_mut());
+                    stack.extend(branches.iter_mut().map(|b| &mut b.body[..]));
+                    stack.extend(else_body.as_deref_mut());
                 }
                 StmtKind::When {
                     branches,
                     else_body,
                 } => {
-                    stack.extend(branches.iter_mut().map(|b| &mut b.body));
-                    stack.extend(else_body.as_mut());
+                    stack.extend(branches.iter_mut().map(|b| &mut b.body[..]));
+                    stack.extend(else_body.as_deref_mut());
                 }
                 StmtKind::While { body, .. } => stack.push(body),
                 _ => {}
