@@ -430,6 +430,35 @@ impl Pending {
         });
     }
 
+    /// `n` specs joined by `or` (or by `and`), read at once: the result of `n - 1` calls of
+    /// `spec_or` (`spec_and`), with its operands allocated once.
+    pub fn spec_chain(&mut self, file: FileId, l: usize, r: usize, n: usize, or: bool) {
+        let mut operands = take(&mut self.specs, n).into_iter();
+        let mut parts = Vec::new();
+        match operands.next() {
+            Some(SpecExpr::Or(v, _)) if or => {
+                parts.reserve_exact(v.len() + n - 1);
+                parts.extend(v);
+            }
+            Some(SpecExpr::And(v, _)) if !or => {
+                parts.reserve_exact(v.len() + n - 1);
+                parts.extend(v);
+            }
+            Some(first) => {
+                parts.reserve_exact(n);
+                parts.push(first);
+            }
+            None => {}
+        }
+        parts.extend(operands);
+        let parts = parts.into_boxed_slice();
+        self.specs.push(if or {
+            SpecExpr::Or(parts, span(file, l, r))
+        } else {
+            SpecExpr::And(parts, span(file, l, r))
+        });
+    }
+
     pub fn spec_and(&mut self, file: FileId, l: usize, r: usize) {
         let c = self.pop_spec();
         let a = self.pop_spec();

@@ -522,9 +522,13 @@ impl Descent<'_, '_> {
     fn spec_or(&mut self) -> R {
         let l = self.start();
         self.spec_and()?;
+        let mut n = 1;
         while self.eat(Tok::Or) {
             self.spec_and()?;
-            self.p.spec_or(self.file, l, self.end);
+            n += 1;
+        }
+        if n > 1 {
+            self.p.spec_chain(self.file, l, self.end, n, true);
         }
         Ok(())
     }
@@ -532,9 +536,13 @@ impl Descent<'_, '_> {
     fn spec_and(&mut self) -> R {
         let l = self.start();
         self.spec_atom()?;
+        let mut n = 1;
         while self.eat(Tok::And) {
             self.spec_atom()?;
-            self.p.spec_and(self.file, l, self.end);
+            n += 1;
+        }
+        if n > 1 {
+            self.p.spec_chain(self.file, l, self.end, n, false);
         }
         Ok(())
     }
