@@ -52,7 +52,7 @@ pub fn run_scenario(path: &Path) -> Result<usize, String> {
         .map(|t| parse_time(t).ok_or_else(|| format!("bad licence expiry: {t}")))
         .transpose()?
         .unwrap_or(DEFAULT_NOW + 365 * 86_400);
-    let key = Key::new("scenario", [42; 32], expires);
+    let key = Key::new("scenario", [42; 32], expires).for_record(&record.header().digest);
     let mut saved: BTreeMap<String, String> = BTreeMap::new();
     let mut failures = Vec::new();
     let steps = doc

@@ -11,7 +11,7 @@ use std::sync::{Arc, OnceLock};
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 use stalwart_record::Record;
-use stalwart_runtime::{Call, Decision, Env, Key, Outcome, Session};
+use stalwart_runtime::{Call, Decision, Env, Key, Outcome, RecordKey, Session};
 use stalwart_tests::workspace;
 
 fn record() -> &'static Record {
@@ -34,8 +34,8 @@ fn record() -> &'static Record {
 
 const NOW: u64 = 1_796_040_000;
 
-fn key() -> Key {
-    Key::new("prop", [7; 32], NOW + 86_400 * 365)
+fn key() -> RecordKey {
+    Key::new("prop", [7; 32], NOW + 86_400 * 365).for_record(&record().header().digest)
 }
 
 fn call(tool: &str, args: Value) -> Call {

@@ -99,7 +99,7 @@ fn main() {
     };
     let record = ours::shop_record().unwrap_or_else(|e| panic!("{e}"));
     let body = record.body();
-    let key = ours::key();
+    let key = ours::key(&record);
     let base = ours::base_history(body, &key, 1000);
     let cedar = cedar::Cedar::new().unwrap_or_else(|e| panic!("{e}"));
 

@@ -15,7 +15,7 @@ fn main() {
     let secs: u64 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(5);
     let record = ours::shop_record().unwrap_or_else(|e| panic!("{e}"));
     let body = record.body();
-    let key = ours::key();
+    let key = ours::key(&record);
     let base = ours::base_history(body, &key, n.max(1));
     let case = match args.get(4).map(String::as_str) {
         Some("unpaid") => Case::Unpaid,

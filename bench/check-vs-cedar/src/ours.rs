@@ -12,16 +12,16 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 use stalwart_record::{ArchivedRecordBody, Record};
-use stalwart_runtime::{Call, Check, Env, Key, Session};
+use stalwart_runtime::{Call, Check, Env, Key, RecordKey, Session};
 
 use crate::{Case, Verdict};
 
 /// The clock: 2026-11-30T12:00:00Z.
 pub const NOW: u64 = 1_796_040_000;
 
-/// The licence the checks run with.
-pub fn key() -> Key {
-    Key::new("bench", [42; 32], NOW + 365 * 86_400)
+/// The licence the checks run with, bound to the record they decide under.
+pub fn key(record: &Record) -> RecordKey {
+    Key::new("bench", [42; 32], NOW + 365 * 86_400).for_record(&record.header().digest)
 }
 
 /// `examples/shop/agent.yaml`.
@@ -108,7 +108,7 @@ fn read_inbox_call() -> Call {
 
 /// The shared history of length `max`: the turn, then `max - 1` paid refunds, each checked.
 /// Every prefix of it is itself a valid history.
-pub fn base_history(body: &ArchivedRecordBody, key: &Key, max: usize) -> Session {
+pub fn base_history(body: &ArchivedRecordBody, key: &RecordKey, max: usize) -> Session {
     let env = Env { key, now: NOW };
     let mut session = Session::new("desk", "bench-session");
     stalwart_runtime::read(env, &mut session, "refund order 4411 40.00");
@@ -122,7 +122,7 @@ pub fn base_history(body: &ArchivedRecordBody, key: &Key, max: usize) -> Session
 /// The history of length `n` a case is checked against, cut from `base` (of length ≥ `n`).
 pub fn history(
     body: &ArchivedRecordBody,
-    key: &Key,
+    key: &RecordKey,
     base: &Session,
     case: Case,
     n: usize,
@@ -151,7 +151,7 @@ pub fn verdict(check: &Check) -> Verdict {
 /// again afterwards, so the history keeps its length.
 pub fn check_once(
     body: &ArchivedRecordBody,
-    key: &Key,
+    key: &RecordKey,
     session: &mut Session,
     call: &Call,
 ) -> Check {

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use stalwart_driver::Decision;
 use stalwart_driver::{CompileOptions, DiskLoader};
 
 #[macro_use]
@@ -88,15 +89,18 @@ enum Command {
     },
     /// Append the caller's report of what became of call N to the history (signed).
     Report {
+        /// The record folder (`stalwart compile` wrote it).
         dir: PathBuf,
+        /// The history file the call was checked with.
         #[arg(long)]
         history: PathBuf,
+        /// The call's number in the history (calls count from 1).
         #[arg(long)]
         step: u32,
         /// ran | failed | outcome_unknown | compensated
         #[arg(long)]
         outcome: String,
-        /// What the call returned, JSON.
+        /// What the call returned: JSON (`null` included), `@FILE` or `-` for standard input.
         #[arg(long)]
         result: Option<String>,
     },
@@ -107,20 +111,22 @@ enum Command {
 struct CheckArgs {
     /// The record folder (`stalwart compile` wrote it).
     dir: PathBuf,
+    /// The agent whose session this is.
     #[arg(long)]
     agent: String,
+    /// The tool the call names.
     #[arg(long)]
     tool: String,
-    /// The call's arguments, a JSON object.
+    /// The call's arguments: a JSON object, `@FILE` or `-` for standard input.
     #[arg(long)]
     args: String,
-    /// Each argument's origin, a JSON object (`{"amount": "typed"}`).
+    /// Each argument's origin, a JSON object (`{"amount": "typed"}`), `@FILE` or `-`.
     #[arg(long)]
     origins: Option<String>,
-    /// Marks per argument, or for the whole call under `call`, a JSON object.
+    /// Marks per argument, or for the whole call under `call`: a JSON object, `@FILE` or `-`.
     #[arg(long)]
     labels: Option<String>,
-    /// Facts and host counts, a JSON object.
+    /// Facts and host counts: a JSON object, `@FILE` or `-`.
     #[arg(long)]
     context: Option<String>,
     /// A turn the person typed, read into the session before the check (repeatable).
@@ -129,7 +135,8 @@ struct CheckArgs {
     /// The person's intent.
     #[arg(long)]
     intent: Option<String>,
-    /// The history file: read, and written back (a missing file starts a new session).
+    /// The history file: read, and written back (a missing file starts a new session); its
+    /// session is anchored and locked in the state folder (`$STALWART_STATE`).
     #[arg(long)]
     history: Option<PathBuf>,
     /// A confirmation token from an earlier `confirm`.
@@ -228,17 +235,16 @@ fn main() -> ExitCode {
         Command::Check { call, fail_on } => {
             let req = stalwart_driver::CheckRequest::from(call);
             match stalwart_driver::run_check(&req) {
-                Ok(answer) => {
-                    outln!("{answer}");
-                    let decision = answer["decision"].as_str().unwrap_or("");
-                    match fail_on {
-                        Some(FailOn::Refuse) if decision == "refuse" => 1,
-                        Some(FailOn::Confirm) if decision == "confirm" => 1,
+                Ok(check) => {
+                    outln!("{}", check.to_json());
+                    match (fail_on, check.decision) {
+                        (Some(FailOn::Refuse), Decision::Refuse)
+                        | (Some(FailOn::Confirm), Decision::Confirm) => 1,
                         _ => 0,
                     }
                 }
                 Err(e) => {
-                    render::fatal(&e.0);
+                    render::host_error(&e);
                     2
                 }
             }
@@ -274,7 +280,7 @@ fn main() -> ExitCode {
             match stalwart_driver::run_report(&req) {
                 Ok(()) => 0,
                 Err(e) => {
-                    render::fatal(&e.0);
+                    render::host_error(&e);
                     2
                 }
             }

@@ -22,6 +22,15 @@ pub fn fatal(message: &str) {
     eprintln!("error: {message}");
 }
 
+/// A coded error of the check's host (bad input to `check` or `report`), with its place.
+pub fn host_error(e: &stalwart_driver::HostError) {
+    eprintln!("error[{}]: {}", e.code.id, e.message);
+    if let Some(p) = &e.place {
+        eprintln!("  --> {}:{}:{}", p.source, p.line, p.column);
+    }
+    eprintln!("  = note: {}", e.code.slug);
+}
+
 /// The text printed after a successful compile: what went into the record.
 pub fn compiled_summary(agent: &Path, written: &Written) -> String {
     let body = &written.body;

@@ -16,7 +16,7 @@ use crate::compare::{argument_or_result, json_eq, member};
 pub use crate::detail::Taint;
 use crate::detail::{Detail, DetailValue};
 use crate::gate::{GateVerdict, Scope, eval_gate};
-use crate::history::{self, Key};
+use crate::history::{self, RecordKey};
 use crate::origin::{
     find_tool, is_write, label_trust, marks, native_trust, origin_trusted, tool_index,
 };
@@ -92,10 +92,11 @@ impl Check {
     }
 }
 
-/// The clock and the key a check runs with.
+/// The clock and the key a check runs with: the key file's key bound to the record the check
+/// decides under ([`Key::for_record`](crate::Key::for_record)).
 #[derive(Debug, Clone, Copy)]
 pub struct Env<'a> {
-    pub key: &'a Key,
+    pub key: &'a RecordKey,
     /// Seconds since the Unix epoch.
     pub now: u64,
 }
@@ -129,6 +130,8 @@ pub fn reply(env: Env<'_>, session: &mut Session, text: &str) {
 pub enum ReportError {
     HistoryInvalid,
     NoSuchStep(u32),
+    /// The result nests deeper than [`MAX_NESTING`](crate::value::MAX_NESTING).
+    TooDeep,
 }
 
 impl std::fmt::Display for ReportError {
@@ -136,6 +139,11 @@ impl std::fmt::Display for ReportError {
         match self {
             ReportError::HistoryInvalid => f.write_str("the history does not verify"),
             ReportError::NoSuchStep(s) => write!(f, "the history has no call {s}"),
+            ReportError::TooDeep => write!(
+                f,
+                "the result nests deeper than {} levels",
+                crate::value::MAX_NESTING
+            ),
         }
     }
 }
@@ -150,8 +158,14 @@ pub fn report(
     outcome: Outcome,
     result: Option<Value>,
 ) -> Result<(), ReportError> {
-    if session.tampered || !history::verify_session(env.key, session) {
+    if !history_holds(env, session) {
         return Err(ReportError::HistoryInvalid);
+    }
+    if result
+        .as_ref()
+        .is_some_and(|r| crate::value::too_deep(r, crate::value::MAX_NESTING))
+    {
+        return Err(ReportError::TooDeep);
     }
     if session.call(step).is_none() {
         return Err(ReportError::NoSuchStep(step));
@@ -179,7 +193,7 @@ pub fn check_tool_call(
     // Step 2 first in time, because a history that does not verify is read no further; its
     // answer still names step 1's failure when the tool is unknown.
     let step1 = step_tool(body, env, session, call);
-    if session.tampered || !history::verify_session(env.key, session) {
+    if !history_holds(env, session) {
         session.clear();
         return Check::refuse("history_invalid");
     }
@@ -221,6 +235,12 @@ pub fn check_tool_call(
         digest,
         marks,
     )
+}
+
+/// Step 2: the history is one the checks wrote (not tampered), verifies entry by entry under
+/// this record's key, and extends the head the host anchored the session at.
+fn history_holds(env: Env<'_>, session: &mut Session) -> bool {
+    !session.tampered && history::verify_session(env.key, session) && session.follows_anchor()
 }
 
 fn step_tool<'b>(
@@ -294,7 +314,12 @@ fn decide(
     digest: &str,
     marks_out: &mut Option<Marks>,
 ) -> Check {
-    // 3. The arguments against the schema.
+    // 3. The arguments against the schema (and nested no deeper than any host reads back).
+    if let Some(pointer) = crate::value::deeper_than(&call.arguments, crate::value::MAX_NESTING) {
+        return Check::refuse("argument_schema")
+            .with("pointer", Value::String(pointer))
+            .with("rule", json!("maxDepth"));
+    }
     let schema = tool.arguments.as_ref().map(|s| s.to_native());
     if let Some(fault) = crate::schema::validate_arguments(body, schema, &call.arguments) {
         return Check::refuse("argument_schema")
@@ -622,8 +647,16 @@ fn undo_fault(
             return Some("compensation_mismatch");
         }
     }
-    let spent = session.allowed_calls().any(|c| c.undoes == Some(step));
-    spent.then_some("compensation_spent")
+    already_undone(body, session, step).then_some("compensation_spent")
+}
+
+/// Whether call `step` has been undone already: an undo of it was allowed and not reported
+/// `failed` (a failed undo may be sent again, until one runs; one whose fate is unknown, or not
+/// reported yet, may have run).
+fn already_undone(body: &ArchivedRecordBody, session: &Session, step: u32) -> bool {
+    session
+        .allowed_calls()
+        .any(|u| u.undoes == Some(step) && counts(body, session, u))
 }
 
 /// Step 7: the tool's checks, its limits per period and its spend, against the host's counts.
@@ -808,8 +841,7 @@ fn undo_plan(body: &ArchivedRecordBody, session: &Session) -> Vec<Value> {
         let Some(undo_tool) = body.tools.get(undo.to_native() as usize) else {
             continue;
         };
-        let already = session.allowed_calls().any(|u| u.undoes == Some(c.step));
-        if already {
+        if already_undone(body, session, c.step) {
             continue;
         }
         let mut args = Map::new();

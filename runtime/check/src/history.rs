@@ -1,7 +1,8 @@
 //! The signed history (DESIGN §5.3) and the key that signs it (§5.2).
 //!
 //! Each entry carries `token_i = BLAKE3-keyed(key, token_{i-1} ‖ canonical(entry_i))`, with
-//! `token_{-1}` the session's id and agent. Verification recomputes the chain: an edited,
+//! `token_{-1}` the session's id and agent, and `key` the key file's key bound to the record
+//! ([`RecordKey`]): a history signed under one record, agent or session verifies under no other. Verification recomputes the chain: an edited,
 //! removed, reordered, truncated or foreign entry breaks it. Call entries are also checked to
 //! number their steps from 1 and to carry the digest of their own arguments, and outcomes to
 //! name an earlier call. `canonical(entry)` is a compact binary form (see `write_entry`), not
@@ -23,9 +24,6 @@ use crate::session::{CallEntry, Decision, Entry, Session};
 pub struct Key {
     pub id: String,
     secret: [u8; 32],
-    /// A digest of the secret that names the key without revealing it (what a session's
-    /// verified prefix was verified with).
-    fingerprint: [u8; 16],
     /// Seconds since the Unix epoch after which the licence has lapsed.
     pub expires_at: u64,
 }
@@ -53,13 +51,9 @@ impl std::error::Error for KeyError {}
 
 impl Key {
     pub fn new(id: impl Into<String>, secret: [u8; 32], expires_at: u64) -> Self {
-        let digest = blake3::derive_key("stalwart key fingerprint", &secret);
-        let mut fingerprint = [0u8; 16];
-        fingerprint.copy_from_slice(digest.get(..16).unwrap_or(&[0; 16]));
         Self {
             id: id.into(),
             secret,
-            fingerprint,
             expires_at,
         }
     }
@@ -101,6 +95,73 @@ impl Key {
 
     pub fn lapsed(&self, now: u64) -> bool {
         now > self.expires_at
+    }
+
+    /// This key bound to one record (by the BLAKE3 digest of its body, as its header holds it):
+    /// the key every MAC of a session under that record is made with. A history, a
+    /// confirmation token or an idempotency key made under one record therefore verifies under
+    /// no other record — another catalogue, agent set or rulebook version — even where both
+    /// records are signed with the same key file.
+    pub fn for_record(&self, digest: &[u8; 32]) -> RecordKey {
+        let mut input = [0u8; 48];
+        let (label, rest) = input.split_at_mut(16);
+        label.copy_from_slice(b"stalwart record\0");
+        rest.copy_from_slice(digest);
+        let secret = *blake3::keyed_hash(&self.secret, &input).as_bytes();
+        RecordKey {
+            id: self.id.clone(),
+            fingerprint: fingerprint(&secret),
+            secret,
+            expires_at: self.expires_at,
+            record: *digest,
+        }
+    }
+}
+
+/// A digest of a secret that names it without revealing it.
+fn fingerprint(secret: &[u8; 32]) -> [u8; 16] {
+    let digest = blake3::derive_key("stalwart key fingerprint", secret);
+    let mut out = [0u8; 16];
+    out.copy_from_slice(digest.get(..16).unwrap_or(&[0; 16]));
+    out
+}
+
+/// A key file's key bound to one record ([`Key::for_record`]): what signs a session's history,
+/// its confirmation tokens and its idempotency keys. There is no other way to make one, so no
+/// check can sign with a key that is not bound to the record it decides under.
+#[derive(Clone)]
+pub struct RecordKey {
+    /// The key file's id.
+    pub id: String,
+    secret: [u8; 32],
+    fingerprint: [u8; 16],
+    /// Seconds since the Unix epoch after which the licence has lapsed.
+    pub expires_at: u64,
+    record: [u8; 32],
+}
+
+impl std::fmt::Debug for RecordKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RecordKey")
+            .field("id", &self.id)
+            .field("expires_at", &self.expires_at)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RecordKey {
+    pub fn lapsed(&self, now: u64) -> bool {
+        now > self.expires_at
+    }
+
+    /// The digest of the record this key is bound to.
+    pub fn record(&self) -> &[u8; 32] {
+        &self.record
+    }
+
+    /// A name of this key that reveals nothing of it: equal for the same key file and record.
+    pub fn fingerprint(&self) -> [u8; 16] {
+        self.fingerprint
     }
 
     /// The keyed hash of `bytes`, in one call (cheaper than many small updates of a hasher).
@@ -157,7 +218,7 @@ fn genesis(session: &Session) -> Vec<u8> {
 /// entry's bytes are written into `buf` (which is cleared first; reusing it across entries saves an allocation each). For a call entry, also the
 /// range of `buf` that holds the canonical JSON of its arguments: the bytes its digest covers.
 fn link(
-    key: &Key,
+    key: &RecordKey,
     prev: &[u8],
     entry: &Entry,
     buf: &mut Vec<u8>,
@@ -329,14 +390,14 @@ fn write_call(out: &mut Vec<u8>, c: &CallEntry, arguments: Option<Range<usize>>)
 ///
 /// Each entry's bytes are written once into one buffer: the token is the keyed hash of the
 /// buffer, and a call's digest the hash of the part that holds its arguments.
-pub fn verify(key: &Key, session: &Session) -> bool {
+pub fn verify(key: &RecordKey, session: &Session) -> bool {
     verify_from(key, session, 0, 0).is_some()
 }
 
 /// Verifies what the session has not verified yet with this key, and remembers it. A history
 /// the runtime itself has signed since it was last verified needs no work here; a history read
 /// from outside, or verified with another key, is verified in full.
-pub fn verify_session(key: &Key, session: &mut Session) -> bool {
+pub fn verify_session(key: &RecordKey, session: &mut Session) -> bool {
     let memo = &session.verified;
     let (len, calls) = if memo.holds_for(key.fingerprint, &session.id, &session.agent)
         && memo.len <= session.entries().len()
@@ -369,7 +430,7 @@ pub fn verify_session(key: &Key, session: &mut Session) -> bool {
 
 /// Verifies `entries[from..]`, given that `entries[..from]` verifies and holds `calls` calls;
 /// answers the number of calls of the whole history.
-fn verify_from(key: &Key, session: &Session, from: usize, calls: u32) -> Option<u32> {
+fn verify_from(key: &RecordKey, session: &Session, from: usize, calls: u32) -> Option<u32> {
     let entries = session.entries();
     let mut prev: Link = match from.checked_sub(1).and_then(|i| entries.get(i)) {
         Some(last) => Link::Token(decode_hash(last.token())?),
@@ -433,7 +494,7 @@ impl Link {
 }
 
 /// Appends an entry, signing it over the chain so far. The history must already verify.
-pub fn append(key: &Key, session: &mut Session, entry: Entry) {
+pub fn append(key: &RecordKey, session: &mut Session, entry: Entry) {
     let mut buf = Vec::with_capacity(512);
     // A history that verifies has well-formed tokens; one that does not is not appended to
     // (the caller verifies first), and gets the genesis link here.
@@ -445,7 +506,12 @@ pub fn append(key: &Key, session: &mut Session, entry: Entry) {
 /// [`append`] for a call whose arguments' canonical JSON the check has written already (for
 /// their digest) into `buf`, which holds nothing else: the entry's bytes are written after
 /// them, reusing the buffer, and the arguments are copied there, not written again.
-pub(crate) fn append_call(key: &Key, session: &mut Session, entry: CallEntry, buf: &mut Vec<u8>) {
+pub(crate) fn append_call(
+    key: &RecordKey,
+    session: &mut Session,
+    entry: CallEntry,
+    buf: &mut Vec<u8>,
+) {
     let arguments = 0..buf.len();
     let start = buf.len();
     let prev = Link::after(session).unwrap_or_else(|| Link::Genesis(genesis(session)));
@@ -456,7 +522,7 @@ pub(crate) fn append_call(key: &Key, session: &mut Session, entry: CallEntry, bu
     push_signed(key, session, Entry::Call(entry), token);
 }
 
-fn push_signed(key: &Key, session: &mut Session, mut entry: Entry, token: blake3::Hash) {
+fn push_signed(key: &RecordKey, session: &mut Session, mut entry: Entry, token: blake3::Hash) {
     entry.set_token(hash_text(&encode_hash(token.as_bytes())).to_string());
     session.push_signed(entry, *token.as_bytes(), key.fingerprint);
 }
@@ -486,6 +552,29 @@ mod tests {
         assert!(Key::from_json(r#"{"id":"x","key":"AAAA","expires":1}"#).is_err());
     }
 
+    /// A key bound to the record of digest zero.
+    fn bound(id: &str, byte: u8) -> RecordKey {
+        Key::new(id, [byte; 32], 0).for_record(&[0; 32])
+    }
+
+    #[test]
+    fn a_history_verifies_only_under_the_record_it_was_signed_for() {
+        let key = Key::new("a", [1; 32], 0);
+        let (here, there) = (key.for_record(&[1; 32]), key.for_record(&[2; 32]));
+        assert_ne!(here.fingerprint(), there.fingerprint());
+        let mut s = Session::new("desk", "s1");
+        append(&here, &mut s, turn("hello"));
+        assert!(verify(&here, &s));
+        assert!(!verify(&there, &s), "another record's key");
+        assert!(!verify_session(&there, &mut s));
+        assert!(verify_session(&here, &mut s));
+        assert_eq!(
+            key.for_record(&[1; 32]).fingerprint(),
+            here.fingerprint(),
+            "the same key file and record bind alike"
+        );
+    }
+
     fn turn(text: &str) -> Entry {
         Entry::Read {
             text: text.into(),
@@ -495,7 +584,7 @@ mod tests {
 
     #[test]
     fn a_verified_history_is_verified_again_under_another_key() {
-        let (a, b) = (Key::new("a", [1; 32], 0), Key::new("b", [2; 32], 0));
+        let (a, b) = (bound("a", 1), bound("b", 2));
         let mut s = Session::new("desk", "s1");
         append(&a, &mut s, turn("hello"));
         append(&a, &mut s, turn("refund order 4411"));
@@ -601,7 +690,7 @@ mod tests {
 
     #[test]
     fn a_history_read_back_is_extended_as_the_one_held() {
-        let key = Key::new("a", [3; 32], 0);
+        let key = bound("a", 3);
         let mut held = Session::new("desk", "s1");
         append(&key, &mut held, turn("hello"));
         append(&key, &mut held, turn("refund order 4411"));
@@ -628,7 +717,7 @@ mod tests {
 
     #[test]
     fn a_held_history_whose_id_or_agent_changed_is_verified_again() {
-        let key = Key::new("a", [1; 32], 0);
+        let key = bound("a", 1);
         let mut s = Session::new("desk", "s1");
         append(&key, &mut s, turn("hello"));
         assert!(verify_session(&key, &mut s));
@@ -658,7 +747,7 @@ mod tests {
 
     #[test]
     fn entries_appended_to_an_unverified_history_do_not_make_it_verified() {
-        let key = Key::new("a", [1; 32], 0);
+        let key = bound("a", 1);
         let mut s = Session::new("desk", "s1");
         append(&key, &mut s, turn("hello"));
         let mut entries = s.entries().to_vec();
@@ -671,7 +760,7 @@ mod tests {
 
     #[test]
     fn a_truncated_history_stays_verified_and_counts_its_calls() {
-        let key = Key::new("a", [1; 32], 0);
+        let key = bound("a", 1);
         let mut s = Session::new("desk", "s1");
         append(&key, &mut s, turn("hello"));
         let mut entries = s.entries().to_vec();

@@ -21,6 +21,7 @@ pub mod value;
 
 pub use check::{Call, Check, Env, ReportError, check_tool_call, read, reply, report};
 pub use detail::{Detail, DetailValue, Taint};
-pub use history::{Key, KeyError};
-pub use session::{CallEntry, Decision, Entry, Marks, Outcome, Session};
+pub use history::{Key, KeyError, RecordKey};
+pub use origin::unknown_label;
+pub use session::{CallEntry, Decision, Entry, Head, Marks, Outcome, Session};
 pub use smol_str::SmolStr;

@@ -51,11 +51,13 @@ fn contains_at_boundaries(hay: &str, needle: &str) -> bool {
         let before_ok = hay
             .get(..start)
             .and_then(|h| h.chars().next_back())
-            .is_none_or(|c| !is_word(c));
+            .is_none_or(|c| !is_word(c))
+            && !(starts_with_digit(needle) && joined_before(hay.as_bytes(), start));
         let after_ok = hay
             .get(end..)
             .and_then(|h| h.chars().next())
-            .is_none_or(|c| !is_word(c));
+            .is_none_or(|c| !is_word(c))
+            && !(ends_with_digit(needle) && joined_after(hay.as_bytes(), end));
         if before_ok && after_ok {
             return true;
         }
@@ -67,6 +69,28 @@ fn contains_at_boundaries(hay: &str, needle: &str) -> bool {
         from = start + step;
     }
     false
+}
+
+fn starts_with_digit(s: &str) -> bool {
+    s.as_bytes().first().is_some_and(u8::is_ascii_digit)
+}
+
+fn ends_with_digit(s: &str) -> bool {
+    s.as_bytes().last().is_some_and(u8::is_ascii_digit)
+}
+
+/// Whether the bytes before `at` are a joiner after a digit: a match there would be the end of a
+/// longer written value (`411` in `4,411`, `01` in `2026-12-01`).
+fn joined_before(hay: &[u8], at: usize) -> bool {
+    at >= 2
+        && hay.get(at - 1).copied().is_some_and(is_joiner)
+        && hay.get(at - 2).is_some_and(u8::is_ascii_digit)
+}
+
+/// Whether the bytes from `at` are a joiner before a digit: a match there would be the start of
+/// a longer written value (`2026` in `2026-12-01`, `4` in `4,411`).
+fn joined_after(hay: &[u8], at: usize) -> bool {
+    hay.get(at).copied().is_some_and(is_joiner) && hay.get(at + 1).is_some_and(u8::is_ascii_digit)
 }
 
 /// Needles up to this length are searched for byte by byte: no searcher to set up, and at most
@@ -96,7 +120,24 @@ fn find_from(hay: &str, needle: &str, from: usize) -> Option<usize> {
     None
 }
 
-/// Every number written in a text (`40`, `40.00`, `-3`, `1.5`), as numbers.
+/// Characters that join digits into one written value: decimal points and group separators
+/// (`40.00`, `4,411`), and the joins of dates, times, ranges and codes (`2026-12-01`, `12:30`,
+/// `1/2`).
+fn is_joiner(b: u8) -> bool {
+    matches!(b, b'.' | b',' | b'-' | b'/' | b':')
+}
+
+/// Every number written in a text, as numbers, each read as one written value at word
+/// boundaries:
+///
+/// - a run of digits and joiners ([`is_joiner`], each between two digits) with no letter, digit
+///   or `_` on either side: `visa40` and `40kg` hold no number;
+/// - read whole: digits (`4411`), a decimal (`40.00`), a number grouped by commas with an
+///   optional decimal (`4,411`, `1,234.56`), or a decimal comma with one or two digits after it
+///   (`40,5`, `40,00`); any other run — a date, a time, a range, a version (`2026-12-01`,
+///   `12:30`, `10-20`, `1.2.3`) — is one value that is no number;
+/// - a `-` right before the run, itself after a non-word character or the start, makes it
+///   negative (`-3`); after a word it is a hyphen, and the run is part of a code (`A-12`).
 fn numbers_in(text: &str) -> impl Iterator<Item = f64> + '_ {
     let bytes = text.as_bytes();
     let mut i = 0;
@@ -107,25 +148,74 @@ fn numbers_in(text: &str) -> impl Iterator<Item = f64> + '_ {
                 i += 1;
                 continue;
             }
-            let mut start = i;
-            if i > 0 && bytes.get(i - 1) == Some(&b'-') {
-                start = i - 1;
-            }
-            while bytes.get(i).is_some_and(u8::is_ascii_digit) {
-                i += 1;
-            }
-            if bytes.get(i) == Some(&b'.') && bytes.get(i + 1).is_some_and(u8::is_ascii_digit) {
-                i += 1;
-                while bytes.get(i).is_some_and(u8::is_ascii_digit) {
+            let start = i;
+            while let Some(&b) = bytes.get(i) {
+                let joined = is_joiner(b) && bytes.get(i + 1).is_some_and(u8::is_ascii_digit);
+                if b.is_ascii_digit() || joined {
                     i += 1;
+                } else {
+                    break;
                 }
             }
-            if let Some(n) = text.get(start..i).and_then(parse_decimal) {
-                return Some(n);
+            let before = text.get(..start).and_then(|t| t.chars().next_back());
+            let after = text.get(i..).and_then(|t| t.chars().next());
+            if before.is_some_and(is_word) || after.is_some_and(is_word) {
+                continue;
             }
+            // A `-` right before: a sign after a space or the start, a hyphen after a word
+            // (`x-3`, `A-12`: part of a code, no number).
+            let before_sign = text
+                .get(..start.saturating_sub(1))
+                .and_then(|t| t.chars().next_back());
+            let negative = before == Some('-') && before_sign.is_none_or(|c| !is_word(c));
+            if before == Some('-') && !negative {
+                continue;
+            }
+            let Some(n) = text.get(start..i).and_then(read_written_number) else {
+                continue;
+            };
+            return Some(if negative { -n } else { n });
         }
         None
     })
+}
+
+/// A run of digits and joiners read as one number, if it is one (see [`numbers_in`]).
+fn read_written_number(run: &str) -> Option<f64> {
+    let bytes = run.as_bytes();
+    if bytes.iter().any(|&b| matches!(b, b'-' | b'/' | b':')) {
+        return None;
+    }
+    let dots = bytes.iter().filter(|&&b| b == b'.').count();
+    let commas = bytes.iter().filter(|&&b| b == b',').count();
+    match (commas, dots) {
+        (0, 0 | 1) => parse_decimal(run),
+        (1, 0) => {
+            let (whole, part) = run.split_once(',')?;
+            match part.len() {
+                1 | 2 => parse_decimal(&format!("{whole}.{part}")),
+                3 if whole.len() <= 3 => parse_decimal(&format!("{whole}{part}")),
+                _ => None,
+            }
+        }
+        (_, 0 | 1) => {
+            let (grouped, fraction) = match run.split_once('.') {
+                Some((g, f)) => (g, Some(f)),
+                None => (run, None),
+            };
+            let mut groups = grouped.split(',');
+            let first = groups.next()?;
+            if first.is_empty() || first.len() > 3 || !groups.all(|g| g.len() == 3) {
+                return None;
+            }
+            let digits: String = grouped.chars().filter(char::is_ascii_digit).collect();
+            match fraction {
+                Some(f) => parse_decimal(&format!("{digits}.{f}")),
+                None => parse_decimal(&digits),
+            }
+        }
+        _ => None,
+    }
 }
 
 /// A number as `numbers_in` delimits it (`-`? digits, then `.` and digits or nothing), read as
@@ -219,8 +309,10 @@ pub fn tool_index(body: &ArchivedRecordBody, name: &str) -> Option<usize> {
     Some(at)
 }
 
-/// The trust of a label, and where it came from; `None` for labels that carry no trust.
-pub fn label_trust(body: &ArchivedRecordBody, label: &str) -> Option<Trust> {
+/// The trust of a label the check knows: `untrusted` and `untrusted:<where>`, `low`, `medium`,
+/// `high`, and `agent:<name>` for an agent of the record (with that agent's privilege); `None`
+/// for any other.
+fn known_trust(body: &ArchivedRecordBody, label: &str) -> Option<Trust> {
     if label == "untrusted" || label.starts_with("untrusted:") {
         return Some(Trust::Untrusted);
     }
@@ -235,6 +327,27 @@ pub fn label_trust(body: &ArchivedRecordBody, label: &str) -> Option<Trust> {
         .iter()
         .find(|a| a.name.as_str() == agent)
         .map(|a| native_trust(&a.privilege))
+}
+
+/// The trust of a label. A label the check does not know (`Untrusted:x`, `agent:Desk` when the
+/// record has no such agent) is bad input, which hosts refuse at intake ([`unknown_label`]);
+/// one that reaches the check anyway is read as `untrusted`, never as something it cannot
+/// claim.
+pub fn label_trust(body: &ArchivedRecordBody, label: &str) -> Option<Trust> {
+    Some(known_trust(body, label).unwrap_or(Trust::Untrusted))
+}
+
+/// The first label of `labels` the check does not know, if any (in the order of the names, then
+/// of each list): what a host refuses as bad input, naming it.
+pub fn unknown_label<'l>(
+    body: &ArchivedRecordBody,
+    labels: &'l BTreeMap<String, Vec<String>>,
+) -> Option<&'l str> {
+    labels
+        .values()
+        .flatten()
+        .map(String::as_str)
+        .find(|l| known_trust(body, l).is_none())
 }
 
 pub fn native_trust(t: &ArchivedTrust) -> Trust {
@@ -258,7 +371,7 @@ pub fn marks(
     for (name, list) in labels {
         let kept: Vec<SmolStr> = list
             .iter()
-            .filter(|l| label_trust(body, l).is_some() && !is_own_agent(session, l))
+            .filter(|l| !is_own_agent(session, l))
             .map(SmolStr::new)
             .collect();
         if !kept.is_empty() {
@@ -370,9 +483,70 @@ mod tests {
         }
     }
 
+    fn numbers(text: &str) -> Vec<f64> {
+        numbers_in(text).collect()
+    }
+
     #[test]
     fn numbers_are_read_as_numbers() {
-        let found: Vec<f64> = numbers_in("refund order 4411 40.00, then -3 and v1.5").collect();
-        assert_eq!(found, [4411.0, 40.0, -3.0, 1.5]);
+        assert_eq!(
+            numbers("refund order 4411 40.00, then -3 and v1.5"),
+            [4411.0, 40.0, -3.0]
+        );
+        assert_eq!(
+            numbers("(40) $40 40% #4411. 40.00!"),
+            [40.0, 40.0, 40.0, 4411.0, 40.0]
+        );
+    }
+
+    #[test]
+    fn numbers_are_read_at_word_boundaries_only() {
+        for text in [
+            "visa40", "40kg", "4411th", "a_40", "x40y", "é40", "40é", "1e5",
+        ] {
+            assert_eq!(numbers(text), Vec::<f64>::new(), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_date_a_time_a_range_or_a_version_is_one_value_and_no_number() {
+        for text in [
+            "2026-12-01",
+            "on 2026-12-01, please",
+            "01/12/2026",
+            "12:30",
+            "10-20",
+            "1.2.3",
+            "+1 555-0100",
+            "40,000,0",
+            "1234,567",
+        ] {
+            let found = numbers(text);
+            assert!(
+                found.iter().all(|&n| n == 1.0),
+                "{text}: {found:?} (only a lone `+1` may be read)"
+            );
+        }
+        assert_eq!(numbers("2026-12-01"), Vec::<f64>::new());
+    }
+
+    #[test]
+    fn grouped_numbers_and_decimal_commas_are_one_value() {
+        assert_eq!(numbers("refund 4,411 now"), [4411.0]);
+        assert_eq!(numbers("1,234,567.50"), [1_234_567.5]);
+        assert_eq!(numbers("40,00 and 40,5"), [40.0, 40.5]);
+        assert_eq!(numbers("-4,411"), [-4411.0]);
+        assert_eq!(numbers("x-3"), Vec::<f64>::new(), "a hyphen inside a word");
+    }
+
+    #[test]
+    fn a_typed_string_of_digits_is_a_whole_written_value() {
+        assert!(contains_at_boundaries("order 4411, please", "4411"));
+        assert!(!contains_at_boundaries("order 4,411", "411"));
+        assert!(!contains_at_boundaries("order 4,411", "4"));
+        assert!(!contains_at_boundaries("on 2026-12-01", "12"));
+        assert!(!contains_at_boundaries("on 2026-12-01", "2026"));
+        assert!(contains_at_boundaries("on 2026-12-01", "2026-12-01"));
+        assert!(contains_at_boundaries("A-12", "A"));
     }
 }

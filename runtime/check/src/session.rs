@@ -48,6 +48,20 @@ pub struct Session {
     /// its text. Never serialised.
     #[serde(skip)]
     raw_tokens: Vec<[u8; 32]>,
+    /// The head the host keeps for this session where the caller cannot write it (a state
+    /// folder, a database): a history behind it — cut back, or grown from an older copy — is
+    /// `history_invalid`. Never serialised: it is not the caller's to carry.
+    #[serde(skip)]
+    anchor: Option<Head>,
+}
+
+/// A session's head: how many entries its history has, and the token of the last one (empty
+/// for an empty history). Kept by the host after every check and report, it anchors the
+/// session: a later history must extend it ([`Session::follows_anchor`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Head {
+    pub entries: u64,
+    pub token: String,
 }
 
 /// A session as stored: what the JSON holds. Reading one builds the session's [`Index`].
@@ -183,10 +197,22 @@ pub enum Entry {
     Outcome {
         step: u32,
         outcome: Outcome,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        /// What the call returned; a result of `null` is `Some(Value::Null)`, written and read
+        /// back as `"result": null`, and absent only when nothing was reported.
+        #[serde(
+            default,
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "present"
+        )]
         result: Option<Value>,
         token: String,
     },
+}
+
+/// A field that is present: `null` included, read as `Some(Value::Null)` (a missing field is
+/// `None` through `default`).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
 }
 
 impl Entry {
@@ -390,6 +416,7 @@ impl Session {
             scratch: Scratch::default(),
             index: Index::default(),
             raw_tokens: Vec::new(),
+            anchor: None,
         }
     }
 
@@ -405,6 +432,49 @@ impl Session {
             raw_tokens: Vec::new(),
             entries,
             ..Self::new(agent, id)
+        }
+    }
+
+    /// The session's head: its number of entries and the last one's token.
+    pub fn head(&self) -> Head {
+        Head {
+            entries: self.entries.len() as u64,
+            token: self
+                .entries
+                .last()
+                .map(Entry::token)
+                .unwrap_or("")
+                .to_string(),
+        }
+    }
+
+    /// Anchors the session at `head`, the head the host kept for it: from now on its history
+    /// verifies only while it extends that head.
+    pub fn set_anchor(&mut self, head: Head) {
+        self.anchor = Some(head);
+    }
+
+    /// The head this session is anchored at, if the host gave one.
+    pub fn anchor(&self) -> Option<&Head> {
+        self.anchor.as_ref()
+    }
+
+    /// Whether the history extends its anchor: it has at least the anchor's entries, and the
+    /// one at the anchor's end carries the anchor's token (so, the chain being verified, every
+    /// entry up to there is the one anchored). True when the host gave no anchor.
+    pub fn follows_anchor(&self) -> bool {
+        let Some(head) = &self.anchor else {
+            return true;
+        };
+        let Ok(count) = usize::try_from(head.entries) else {
+            return false;
+        };
+        match count.checked_sub(1) {
+            None => true,
+            Some(last) => self
+                .entries
+                .get(last)
+                .is_some_and(|e| e.token() == head.token),
         }
     }
 
@@ -448,8 +518,10 @@ impl Session {
         }
     }
 
-    /// Drops the whole history (after it failed to verify).
+    /// Drops the whole history (after it failed to verify). The session starts again at step 0
+    /// with no anchor: the host gives it a new id, since the old one stays anchored where it was.
     pub(crate) fn clear(&mut self) {
+        self.anchor = None;
         self.entries.clear();
         self.index = Index::default();
         self.raw_tokens.clear();

@@ -3,12 +3,13 @@
 //! A token is `<step>.<expiry>.<mac>`: the MAC covers the signature (entry token) of the confirm
 //! asked at `step`, and the expiry. That signature covers the session (the chain starts from its
 //! id and agent), the tool, the digest of the arguments and the step, so the token covers a later
-//! check of exactly that call while that confirm is still the newest call entry of the history,
-//! and not after the expiry.
+//! check of exactly that call while that confirm is still the newest entry of the history,
+//! and not after the expiry. The history is bound to its record (the key is), so the token is
+//! too: it covers nothing under another record, agent or rulebook version.
 
 use crate::canonical::{base64url_is, encode_hash, hash_text, write_u64};
 use crate::check::Env;
-use crate::session::{Decision, Session};
+use crate::session::{Decision, Entry, Session};
 
 /// Room on the stack for the bytes of a MAC; longer inputs (long ids or names) go to the heap.
 const STACK_FRAME: usize = 256;
@@ -71,7 +72,9 @@ pub fn issue(env: Env<'_>, entry_token: &str, step: u32, expiry: u64) -> String 
 }
 
 /// Whether `token` covers this call at this point of this session's history (a history that
-/// verifies: the newest call entry's token is its signature).
+/// verifies: the newest entry's token is its signature). The confirm must be the newest entry
+/// of any kind: a turn read after it (the person's "no, cancel"), a report or another call ends
+/// what the token covers.
 pub fn covers(env: Env<'_>, session: &Session, token: &str, tool: &str, digest: &str) -> bool {
     let mut parts = token.splitn(3, '.');
     let (Some(step), Some(expiry), Some(given)) = (parts.next(), parts.next(), parts.next()) else {
@@ -83,7 +86,7 @@ pub fn covers(env: Env<'_>, session: &Session, token: &str, tool: &str, digest: 
     if env.now > expiry {
         return false;
     }
-    let Some(newest) = session.calls().next_back() else {
+    let Some(Entry::Call(newest)) = session.entries().last() else {
         return false;
     };
     if newest.step != step

@@ -11,6 +11,63 @@ use stalwart_record::{ArchivedRecordBody, ArchivedValue};
 /// How deep the walks of this crate follow nested values and schemas.
 pub const MAX_DEPTH: usize = 128;
 
+/// The deepest a call's arguments, a reported result or a check's context may nest, counting
+/// the outermost object or array as level 1. A history adds three levels around them (the
+/// session, its entries, the entry), so whatever a check accepts is read back by any JSON reader
+/// with the usual limit of 128 levels.
+pub const MAX_NESTING: usize = 64;
+
+/// Whether `value` nests deeper than `limit` levels of arrays and objects.
+pub fn too_deep(value: &Json, limit: usize) -> bool {
+    let mut pointer = Vec::new();
+    deeper(value, 0, limit, &mut pointer)
+}
+
+/// Where an object's members nest deeper than `limit` levels (the object itself is level 1),
+/// as a JSON pointer to the first array or object past the limit; `None` when none does.
+pub fn deeper_than(members: &serde_json::Map<String, Json>, limit: usize) -> Option<String> {
+    let mut pointer = Vec::new();
+    for (name, member) in members {
+        pointer.push(name.clone());
+        if deeper(member, 1, limit, &mut pointer) {
+            return Some(render_pointer(&pointer));
+        }
+        pointer.pop();
+    }
+    None
+}
+
+/// Whether `value`, found under `depth` levels, goes past `limit`; `pointer` is left at the first
+/// array or object past it. Recurses at most `limit + 1` times.
+fn deeper(value: &Json, depth: usize, limit: usize, pointer: &mut Vec<String>) -> bool {
+    let children: Box<dyn Iterator<Item = (String, &Json)>> = match value {
+        Json::Array(items) => Box::new(items.iter().enumerate().map(|(i, v)| (i.to_string(), v))),
+        Json::Object(members) => Box::new(members.iter().map(|(k, v)| (k.clone(), v))),
+        _ => return false,
+    };
+    if depth + 1 > limit {
+        return true;
+    }
+    for (key, child) in children {
+        pointer.push(key);
+        if deeper(child, depth + 1, limit, pointer) {
+            return true;
+        }
+        pointer.pop();
+    }
+    false
+}
+
+/// A JSON pointer (RFC 6901) from its reference tokens.
+fn render_pointer(tokens: &[String]) -> String {
+    let mut out = String::new();
+    for token in tokens {
+        out.push('/');
+        out.push_str(&token.replace('~', "~0").replace('/', "~1"));
+    }
+    out
+}
+
 /// The value at `idx` in the record's value arena, if there is one.
 pub fn value(body: &ArchivedRecordBody, idx: u32) -> Option<&ArchivedValue> {
     body.values.get(usize::try_from(idx).ok()?)

@@ -84,11 +84,18 @@ impl fmt::Display for LoadError {
             Self::DigestMismatch => f.write_str(
                 "the record's digest does not match its contents: the file was changed or damaged",
             ),
-            Self::Archive(error) => write!(f, "the record's body is not a valid archive: {error}"),
+            // The archive's own account (offsets, type names) stays behind `source()`: it says
+            // nothing a user can act on.
+            Self::Archive(_) => f.write_str(
+                "the record's body is not a record this runtime can read, though its digest \
+                 matches: it was written by an incompatible build of the compiler or made by \
+                 hand; compile the record again with this version's compiler",
+            ),
             Self::Index(fault) => write!(f, "the record is inconsistent: {fault}"),
-            Self::Deserialize(error) => {
-                write!(f, "the record's body could not be read back: {error}")
-            }
+            Self::Deserialize(_) => f.write_str(
+                "the record's body could not be read back: compile the record again with this \
+                 version's compiler",
+            ),
         }
     }
 }
