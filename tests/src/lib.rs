@@ -49,16 +49,23 @@ pub fn stalwart_bin() -> &'static Path {
     })
 }
 
-/// Runs `stalwart` with arguments in a folder.
+/// Runs `stalwart` with arguments in a folder. Its state folder is `.state` in that folder, so
+/// no test reads or writes the user's own.
 pub fn run(dir: &Path, args: &[&str]) -> Output {
-    match Command::new(stalwart_bin())
-        .args(args)
-        .current_dir(dir)
-        .output()
-    {
+    match command(dir, args).output() {
         Ok(out) => out,
         Err(e) => panic!("cannot run {}: {e}", stalwart_bin().display()),
     }
+}
+
+/// The command [`run`] runs, to add to (more environment, standard input) before running it.
+pub fn command(dir: &Path, args: &[&str]) -> Command {
+    let mut cmd = Command::new(stalwart_bin());
+    cmd.args(args)
+        .current_dir(dir)
+        .env("STALWART_STATE", dir.join(".state"))
+        .env_remove("STALWART_LICENCE");
+    cmd
 }
 
 /// Copies a folder tree (for tests that edit a copy of the example).

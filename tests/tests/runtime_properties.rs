@@ -260,4 +260,64 @@ proptest! {
             prop_assert!(answer.reasons == vec!["compensation".to_string()] || answer.reasons == vec!["confirmed".to_string()], "{:?}", answer);
         }
     }
+
+    /// An anchored session (the head its host kept after every operation) cut back at any
+    /// point and presented with any token it was ever given: refused as `history_invalid`,
+    /// never allowed; and the whole history presented with an old token is never `confirmed`.
+    #[test]
+    fn a_history_cut_anywhere_with_any_earlier_token_is_refused(
+        ops in prop::collection::vec(0u8..5, 1..14),
+        cut in any::<prop::sample::Index>(),
+        pick in any::<prop::sample::Index>(),
+    ) {
+        let key = key();
+        let body = record().body();
+        let env = Env { key: &key, now: NOW };
+        let mut s = busy_session("anchored");
+        let order = call("create_order", json!({"sku": "A-1", "quantity": 1, "total": 5}));
+        let mut tokens: Vec<String> = Vec::new();
+        for op in ops {
+            match op {
+                0 => stalwart_runtime::read(env, &mut s, "go on"),
+                1 => {
+                    stalwart_runtime::check_tool_call(body, env, &mut s, &call("lookup", json!({"sku": "A-1"})));
+                }
+                2 => {
+                    let asked = stalwart_runtime::check_tool_call(body, env, &mut s, &order);
+                    tokens.extend(asked.confirmation);
+                }
+                3 => {
+                    let presented = Call { confirmation: tokens.last().cloned(), ..order.clone() };
+                    stalwart_runtime::check_tool_call(body, env, &mut s, &presented);
+                }
+                _ => {
+                    let step = s.next_step() - 1;
+                    let _ = stalwart_runtime::report(env, &mut s, step, Outcome::Ran, None);
+                }
+            }
+            // The host keeps the head after every operation; the session carries it on.
+            let head = s.head();
+            s.set_anchor(head);
+        }
+        let anchor = s.head();
+        prop_assume!(!tokens.is_empty());
+        let token = tokens[pick.index(tokens.len())].clone();
+        let mut cut_back = Session::from_json(s.to_json()).unwrap();
+        cut_back.truncate(cut.index(s.entries().len()));
+        let mut cut_back = Session::from_json(cut_back.to_json()).unwrap();
+        cut_back.set_anchor(anchor.clone());
+        let presented = Call { confirmation: Some(token.clone()), ..order.clone() };
+        let c = stalwart_runtime::check_tool_call(body, env, &mut cut_back, &presented);
+        prop_assert_eq!(c.decision, Decision::Refuse);
+        prop_assert_eq!(c.reasons.iter().map(ToString::to_string).collect::<Vec<_>>(), vec!["history_invalid".to_string()]);
+        // The whole history, with a token that is not for its newest entry, covers nothing.
+        let mut whole = Session::from_json(s.to_json()).unwrap();
+        whole.set_anchor(anchor);
+        let newest_is_its_confirm = tokens.last() == Some(&token)
+            && matches!(s.entries().last(), Some(stalwart_runtime::Entry::Call(c)) if c.decision == Decision::Confirm);
+        let c = stalwart_runtime::check_tool_call(body, env, &mut whole, &presented);
+        if !newest_is_its_confirm {
+            prop_assert!(c.reasons != vec!["confirmed".to_string()], "{:?}", c);
+        }
+    }
 }
