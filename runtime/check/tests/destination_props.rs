@@ -38,6 +38,13 @@ proptest! {
     }
 
     #[test]
+    fn text_made_of_look_alikes(
+        text in "[a-zA-Z0-9.:/\\\\@%_\\- ．。｡․﹒⒈𝐞𝐯𝐢𝐥𝐜𝐨𝐦𝐥𝐚𝐡𝐬𝐭ⓔⓒⓜＥｃｍ㏄™ü中\u{200B}\u{200D}\u{00AD}\u{FE0F}]{0,40}(com|pl|rs|io|localhost)?(:443)?"
+    ) {
+        holds(&text)?;
+    }
+
+    #[test]
     fn percent_escapes_anywhere(text in "(%[0-9a-fA-F]{2}|[a-z.:/@%]){0,40}") {
         holds(&text)?;
     }

@@ -9,32 +9,43 @@
 //!   quote, `<`, `>`, `{`, `}`, `|`, `\`, `^`, a backtick, ideographic punctuation, or a `)` or `]`
 //!   that closes nothing opened inside the URL; trailing `.,;:!?` (and full-width or ideographic full
 //!   stops) are trimmed, and a `)` is kept only when it closes a `(` of the URL
-//!   (`https://en.wikipedia.org/wiki/Rust_(language)`). Schemes without `//` (`mailto:`, `data:`,
-//!   `tel:`) are not URLs: `mailto:bob@evil.com` yields the address `bob@evil.com`. A host inside a
-//!   URL is not reported again;
+//!   (`https://en.wikipedia.org/wiki/Rust_(language)`). After a special scheme (`http`, `https`,
+//!   `ws`, `wss`, `ftp`, `file`), `\` belongs to the URL, and the `//` may be missing or written
+//!   with backslashes, as browsers read it: `https:evil.com`, `https:/evil.com`, `https:\\evil.com`
+//!   and `http:\/\/evil.com` are URLs when the WHATWG URL parser finds an IP address, `localhost` or
+//!   a name of two or more labels in them. Other schemes without `//` (`mailto:`, `data:`, `tel:`)
+//!   are not URLs: `mailto:bob@evil.com` yields the address `bob@evil.com`. A host inside a URL is
+//!   not reported again;
 //! - an e-mail address `local@domain` whose domain has a real or special-use top-level domain, or is
 //!   `localhost`; its domain is not reported separately;
 //! - an IPv4 literal: exactly four dotted octets 0–255, with an optional `:port` (`1.2.3` and
 //!   `1.2.3.4.5` are not addresses; a four-part version number is indistinguishable and counts);
 //! - an IPv6 literal: bracketed (`[::1]`, `[fe80::1%eth0]:8080`), or bare with at least two colons and
 //!   a digit (`::1`, `2001:db8::1`, `fe80::1%eth0`), valid as an address;
-//! - a host name: dotted labels ending in a top-level domain of the root zone (embedded, in Unicode
-//!   and `xn--` forms) or a special-use one (`.example`, `.internal`, `.invalid`, `.localhost`,
-//!   `.onion`, `.test`), with an optional `:port`; and `localhost` alone. A bare name (no scheme or
-//!   `@`) is weighed by its top-level domain so that file names (`main.rs`), field paths
-//!   (`order.id`), identifiers (`Date.now`, `com.example.app`) and prose run together (`Done.Next`)
-//!   are not hosts: the exact rule is on `host::is_bare_host`. Ports are part of what is reported,
-//!   paths after a bare host are not.
+//! - a host name: dotted labels ending in a top-level domain of the root zone (the ICANN section of
+//!   the Public Suffix List, any case) or a special-use one (`.example`, `.internal`, `.invalid`,
+//!   `.localhost`, `.onion`, `.test`), with an optional `:port`; and `localhost` alone. A bare name
+//!   (no scheme or `@`) is weighed by its top-level domain so that file names (`main.rs`), field
+//!   paths (`order.id`), identifiers (`Date.now`, `com.example.app`) and prose run together
+//!   (`Hello.World`) are not hosts: the exact rule is on `host::is_bare_host`. Ports are part of what
+//!   is reported, paths after a bare host are not; the `//` or `\\` before a scheme-relative or
+//!   network-share name (`//evil.com`, `\\evil.com\share`) marks it as a host but is not reported.
 //!
-//! Labels may be separated by the full-width `．`, ideographic `。` or half-width `｡` full stops as
-//! well as `.`, and full-width letters match their ASCII top-level domain. Percent-encoded text is
-//! decoded (up to three times, for double encoding) and read again: a destination found only in the
-//! decoded text is reported as the encoded text it came from (`https%3A%2F%2Fevil.com`), and where the
-//! raw and decoded readings overlap, the one starting first (then the longer) is kept.
+//! Names are read the way host-name processing reads them (UTS-46, `mapping`): mathematical,
+//! circled and full-width letters and digits, capitals and squared abbreviations map to plain
+//! lower-case ones, default-ignorable characters (zero-width space, soft hyphen, word joiner) inside
+//! a name vanish, and the full-width `．`, ideographic `。` and half-width `｡` full stops separate
+//! labels, as do the `․` and `﹒` of IDNA2003 (whose `⒈`…`⒛` are a number and a dot);
+//! `𝐞𝐯𝐢𝐥.𝐜𝐨𝐦` is the host `evil.com`, reported as written.
+//! Percent-encoded text is decoded (up to three times, for double encoding) and read again: a
+//! destination found only in the decoded text is reported as the encoded text it came from
+//! (`https%3A%2F%2Fevil.com`), and where the raw and decoded readings overlap, the one starting first
+//! (then the longer) is kept.
 
-mod generated;
 mod host;
+mod mapping;
 mod scan;
+mod whatwg;
 
 use std::ops::ControlFlow;
 
@@ -57,8 +68,8 @@ pub fn find_destinations(args: &Value) -> Vec<String> {
 }
 
 /// Whether `args` holds any destination; what [`find_destinations`] would find non-empty. A string
-/// without a `.`, `:`, `@`, `%`, full-width character or `localhost` is dismissed without scanning,
-/// and no string is copied unless it holds a `%XX` escape.
+/// without a `.`, `:`, `@`, `%`, non-ASCII character or `localhost` is dismissed without scanning,
+/// and no string is copied unless it holds a `%XX` escape or a name in non-ASCII characters.
 pub fn has_destination(args: &Value) -> bool {
     walk(args, 0, &mut |text| {
         if text_has_destination(text) {
@@ -146,16 +157,34 @@ fn walk_deep(value: &Value, visit: &mut impl FnMut(&str) -> ControlFlow<()>) -> 
     ControlFlow::Continue(())
 }
 
-/// Whether `text` could hold a destination at all: every destination has a `.`, `:`, `@`, a `%XX`
-/// escape, a full-width or ideographic character, or is `localhost`.
+/// Whether `text` could hold a destination at all. Every destination has a `.`, `:`, `@` or a `%XX`
+/// escape, a dot form (`。`), or is `localhost`, which in look-alike characters (`ｌｏｃａｌｈｏｓｔ`)
+/// needs a character that is neither ASCII nor of a script that never maps to ASCII. A `/` or `\`
+/// alone makes none: `//evil.com` and `\\evil.com\share` have their dot.
 fn may_hold_destination(text: &str) -> bool {
     let bytes = text.as_bytes();
+    let mut ascii = true;
+    for &b in bytes {
+        if matches!(b, b'.' | b':' | b'@' | b'%') {
+            return true;
+        }
+        ascii &= b.is_ascii();
+    }
     bytes
-        .iter()
-        .any(|&b| matches!(b, b'.' | b':' | b'@' | b'%' | 0xE3 | 0xEF))
-        || bytes
-            .windows(9)
-            .any(|window| window.eq_ignore_ascii_case(b"localhost"))
+        .windows(9)
+        .any(|window| window.eq_ignore_ascii_case(b"localhost"))
+        || (!ascii && text.chars().any(may_hide_destination))
+}
+
+/// Whether `c`, not ASCII, may make a destination without an ASCII `.`, `:`, `@` or `%`: a dot form,
+/// or a character of a name that may map to `localhost`.
+fn may_hide_destination(c: char) -> bool {
+    !c.is_ascii()
+        && !mapping::is_other_script(c)
+        && (mapping::is_dot(c)
+            || mapping::is_number_dot(c)
+            || mapping::is_ignorable(c)
+            || host::is_label_char(c))
 }
 
 fn has_escape(bytes: &[u8]) -> bool {

@@ -3,24 +3,33 @@
 //! The text is bytes, not `str`, because a percent-decoded text need not be UTF-8; a byte that does
 //! not start a character is skipped. Candidates start only at a word boundary (the start, after a
 //! character that is not a letter, digit or `_`, or right after a `%XX` escape), and at each start the
-//! kinds are tried in this order: a URL (`scheme://…`), a bracketed IPv6 literal, a bare IPv6
-//! literal, an e-mail address, then a dotted name (IPv4 literal, host name, `localhost`). A dotted run
-//! that is none of these is skipped whole, so `1.2.3.4.5` never yields `2.3.4.5`; only a URL scheme
-//! ending such a run is still read (`访问https://…`). Every look-ahead that a failed match does not
-//! skip is bounded, so the scan is linear in the text. Nothing here allocates.
+//! kinds are tried in this order: a URL (`scheme://…`, or a special scheme without `//`), a bracketed
+//! IPv6 literal, a bare IPv6 literal, an e-mail address, then a dotted name (IPv4 literal, host name,
+//! `localhost`). A dotted run that is none of these is skipped whole, so `1.2.3.4.5` never yields
+//! `2.3.4.5`; only a URL scheme ending such a run is still read (`访问https://…`). Every look-ahead
+//! that a failed match does not skip is bounded, so the scan is linear in the text. Nothing here
+//! allocates, except to map a name holding non-ASCII characters and to parse a URL written without
+//! `//`.
 
+use std::borrow::Cow;
 use std::net::Ipv6Addr;
 use std::ops::ControlFlow;
 
 use super::host::{
-    BareName, is_bare_host, is_dot, is_label_char, is_valid_label, is_word_char, label_is,
-    name_fits, tld_kind,
+    BareName, Port, is_bare_host, is_common_letter, is_label_char, is_valid_label, is_word_char,
+    label_is, name_fits, tld_kind,
 };
+use super::mapping::{canonical_name, is_dot, is_ignorable, is_number_dot, may_map_to_localhost};
+use super::whatwg;
 
 /// Longest local part of an e-mail address, in bytes.
 const MAX_LOCAL: usize = 64;
 /// Longest URL scheme read, in bytes.
 const MAX_SCHEME: usize = 32;
+/// Most slashes or backslashes read after a special scheme written without `//`.
+const MAX_SLASHES: usize = 16;
+/// Longest authority (user, host and port) read in a URL written without `//`, in bytes.
+const MAX_AUTHORITY: usize = 320;
 /// Longest IPv6 literal without its zone (`ffff:…:255.255.255.255` is 45 bytes).
 const MAX_IPV6: usize = 45;
 
@@ -103,16 +112,25 @@ fn match_at(text: &[u8], at: usize, c: char) -> Step {
 /// The character at `at` and its width: `None` past the end or where the bytes are not UTF-8.
 fn char_at(text: &[u8], at: usize) -> Option<(char, usize)> {
     let lead = *text.get(at)?;
-    let width = match lead {
+    let (width, bits, least) = match lead {
         0x00..=0x7F => return Some((char::from(lead), 1)),
-        0xC0..=0xDF => 2,
-        0xE0..=0xEF => 3,
-        0xF0..=0xF7 => 4,
+        0xC0..=0xDF => (2, lead & 0x1F, 0x80),
+        0xE0..=0xEF => (3, lead & 0x0F, 0x800),
+        0xF0..=0xF7 => (4, lead & 0x07, 0x1_0000),
         _ => return None,
     };
-    let bytes = text.get(at..at + width)?;
-    let c = std::str::from_utf8(bytes).ok()?.chars().next()?;
-    Some((c, width))
+    let mut code = u32::from(bits);
+    for &next in text.get(at + 1..at + width)? {
+        if next & 0xC0 != 0x80 {
+            return None;
+        }
+        code = code << 6 | u32::from(next & 0x3F);
+    }
+    // INVARIANT: what `str` accepts: no overlong form, no surrogate, nothing past U+10FFFF.
+    if code < least {
+        return None;
+    }
+    char::from_u32(code).map(|c| (c, width))
 }
 
 /// The character that ends at `at`, if the bytes before `at` end with one.
@@ -181,22 +199,76 @@ fn continues_word(text: &[u8], at: usize) -> bool {
 // URLs
 
 /// `scheme://…` up to whitespace, a quote, an angle bracket or an unbalanced `)` or `]`, without
-/// trailing `.,;:!?` (or a full-width or ideographic full stop).
+/// trailing `.,;:!?` (or a full-width or ideographic full stop); or a special scheme without `//`
+/// that names a host as browsers read it (`https:evil.com`, `https:\\evil.com`). After a special
+/// scheme, `\` is part of the URL, as browsers read it as `/`.
 fn url(text: &[u8], at: usize) -> Option<usize> {
     let scheme_end = run_capped(text, at, MAX_SCHEME, |b| {
         b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.')
     })?;
-    if scheme_end - at < 2 || text.get(scheme_end..scheme_end + 3) != Some(b"://".as_slice()) {
+    if scheme_end - at < 2 || byte(text, scheme_end) != Some(b':') {
         return None;
     }
-    let body = scheme_end + 3;
-    let end = trim_end(text, body, url_end(text, body));
+    let special = whatwg::is_special_scheme(text.get(at..scheme_end)?);
+    if text.get(scheme_end + 1..scheme_end + 3) == Some(b"//".as_slice()) {
+        let body = scheme_end + 3;
+        let end = trim_end(text, body, url_end(text, body, special), special);
+        return (end > body).then_some(end);
+    }
+    if !special {
+        return None;
+    }
+    let body = scheme_end + 1;
+    let slashes_end = run_capped(text, body, MAX_SLASHES, |b| matches!(b, b'/' | b'\\'))?;
+    let authority = std::str::from_utf8(text.get(at..authority_end(text, slashes_end)?)?).ok()?;
+    if !whatwg::names_host(authority) {
+        return None;
+    }
+    let end = trim_end(text, body, url_end(text, body, true), true);
     (end > body).then_some(end)
+}
+
+/// The end of the authority (user, host and port) of a URL written without `//`, from `from`: up to
+/// its path, query or fragment, or where the URL stops. `None` past [`MAX_AUTHORITY`] bytes or a
+/// third `:` outside brackets (one may end the user name, one start the port), so that a failed
+/// match costs a short look-ahead, even in `https:https:https:…`.
+fn authority_end(text: &[u8], from: usize) -> Option<usize> {
+    let mut at = from;
+    let (mut colons, mut in_brackets) = (0, false);
+    while let Some(&b) = text.get(at) {
+        let width = if b.is_ascii() {
+            if matches!(b, b'/' | b'\\' | b'?' | b'#' | b')') || stops_url(char::from(b)) {
+                break;
+            }
+            match b {
+                b'[' => in_brackets = true,
+                b']' => in_brackets = false,
+                b':' if !in_brackets => {
+                    colons += 1;
+                    if colons > 2 {
+                        return None;
+                    }
+                }
+                _ => {}
+            }
+            1
+        } else {
+            match char_at(text, at) {
+                Some((c, width)) if !stops_url(c) => width,
+                _ => break,
+            }
+        };
+        at += width;
+        if at - from > MAX_AUTHORITY {
+            return None;
+        }
+    }
+    Some(at)
 }
 
 /// A URL whose scheme ends the word run `start..end`, where the run began with other letters.
 fn url_after_run(text: &[u8], start: usize, end: usize) -> Option<(usize, usize)> {
-    if text.get(end..end + 3) != Some(b"://".as_slice()) {
+    if byte(text, end) != Some(b':') {
         return None;
     }
     let mut scheme = end;
@@ -211,7 +283,9 @@ fn url_after_run(text: &[u8], start: usize, end: usize) -> Option<(usize, usize)
     url(text, scheme).map(|url_end| (scheme, url_end))
 }
 
-fn url_end(text: &[u8], from: usize) -> usize {
+/// The end of a URL's text from `from`: where it stops, or a `)` or `]` closes nothing opened in it.
+/// `special` keeps `\` in it.
+fn url_end(text: &[u8], from: usize, special: bool) -> usize {
     let (mut parens, mut brackets) = (0usize, 0usize);
     let mut at = from;
     while let Some((c, width)) = char_at(text, at) {
@@ -222,6 +296,7 @@ fn url_end(text: &[u8], from: usize) -> usize {
             ')' => parens -= 1,
             ']' if brackets == 0 => break,
             ']' => brackets -= 1,
+            '\\' if special => {}
             c if stops_url(c) => break,
             _ => {}
         }
@@ -231,6 +306,9 @@ fn url_end(text: &[u8], from: usize) -> usize {
 }
 
 fn stops_url(c: char) -> bool {
+    if c.is_ascii_alphanumeric() {
+        return false;
+    }
     c.is_whitespace()
         || c.is_control()
         || matches!(
@@ -264,10 +342,15 @@ fn stops_url(c: char) -> bool {
         )
 }
 
-fn trim_end(text: &[u8], start: usize, mut end: usize) -> usize {
+/// `end` moved back over trailing punctuation (and, after a special scheme, a trailing `\\`).
+fn trim_end(text: &[u8], start: usize, mut end: usize, special: bool) -> usize {
     while end > start {
         match char_before(text, end) {
-            Some(c) if matches!(c, '.' | ',' | ';' | ':' | '!' | '?') || is_dot(c) => {
+            Some(c)
+                if matches!(c, '.' | ',' | ';' | ':' | '!' | '?')
+                    || is_dot(c)
+                    || (special && c == '\\') =>
+            {
                 end -= c.len_utf8();
             }
             _ => break,
@@ -348,8 +431,13 @@ fn zone_end(text: &[u8], at: usize) -> usize {
     if end > at + 1 { end } else { at }
 }
 
-/// After a name ending at `at`: the end of its `:port` (1 to 65535), if one follows.
+/// After a name ending at `at`: the end of its `:port` (0 to 65535), if one follows.
 fn port_end(text: &[u8], at: usize) -> Option<usize> {
+    port_at(text, at).map(|(end, _)| end)
+}
+
+/// After a name ending at `at`: the end of its `:port` and the port, if one follows.
+fn port_at(text: &[u8], at: usize) -> Option<(usize, u16)> {
     if byte(text, at) != Some(b':') {
         return None;
     }
@@ -361,15 +449,61 @@ fn port_end(text: &[u8], at: usize) -> Option<usize> {
     let port = digits
         .iter()
         .fold(0u32, |n, d| n * 10 + u32::from(d - b'0'));
-    (port <= 65535).then_some(digits_end)
+    Some((digits_end, u16::try_from(port).ok()?))
 }
 
 // ---------------------------------------------------------------------------------------------
 // Names
 
-/// A run of labels joined by dots.
+/// The end of the name that starts at `from`, and whether it has more than one label (or a `⒈`…`⒛`,
+/// which makes two): labels of label characters, ignorable ones anywhere inside, joined by a dot form
+/// that a label follows, so that a sentence's final full stop is not part of the name. `None` when
+/// no label starts at `from`.
+fn name_end(text: &[u8], from: usize) -> Option<(usize, bool)> {
+    let mut at = from;
+    let mut end = None;
+    let mut dotted = false;
+    loop {
+        let mut label_end = None;
+        while let Some((c, width)) = char_at(text, at) {
+            if is_label_char(c) {
+                at += width;
+                label_end = Some(at);
+                dotted |= is_number_dot(c);
+            } else if is_ignorable(c) {
+                at += width;
+            } else {
+                break;
+            }
+        }
+        let Some(label_end) = label_end else {
+            return end;
+        };
+        dotted |= end.is_some();
+        end = Some((label_end, dotted));
+        match char_at(text, at) {
+            Some((dot, width)) if is_dot(dot) && label_follows(text, at + width) => at += width,
+            _ => return end,
+        }
+    }
+}
+
+/// Whether a label character comes at `at`, after any ignorable ones.
+fn label_follows(text: &[u8], mut at: usize) -> bool {
+    while let Some((c, width)) = char_at(text, at) {
+        if is_label_char(c) {
+            return true;
+        }
+        if !is_ignorable(c) {
+            return false;
+        }
+        at += width;
+    }
+    false
+}
+
+/// The labels of a name as host-name processing reads it.
 struct Name<'a> {
-    end: usize,
     labels: usize,
     first: &'a str,
     tld: &'a str,
@@ -377,58 +511,76 @@ struct Name<'a> {
     valid: bool,
     /// Every label is digits.
     numeric: bool,
+    /// Some label is digits.
+    numeric_label: bool,
     /// Every label is an IPv4 octet: 1 to 3 digits, at most 255.
     octets: bool,
 }
 
-/// The labels from `from`: each a run of label characters, joined by a dot that a label character
-/// follows (so a sentence's final full stop is not part of the name).
-fn read_name(text: &[u8], from: usize) -> Option<Name<'_>> {
-    let mut name = Name {
-        end: from,
+/// The name written at `start..end`, mapped by host-name processing (`canonical` holds the mapped
+/// text), then split into labels. `None` when the bytes are not UTF-8, or when the name is not
+/// ASCII and its last label, written in characters that map to themselves, is plainly no top-level
+/// domain (a sentence run together with an ideographic full stop): then it is no host, and not
+/// worth mapping.
+fn read_name<'a>(
+    canonical: &'a mut String,
+    text: &'a [u8],
+    start: usize,
+    end: usize,
+) -> Option<Name<'a>> {
+    let written = std::str::from_utf8(text.get(start..end)?).ok()?;
+    if !written.is_ascii() && plainly_no_tld(written) {
+        return None;
+    }
+    let name = match canonical_name(written) {
+        Cow::Borrowed(name) => name,
+        Cow::Owned(mapped) => {
+            *canonical = mapped;
+            canonical.as_str()
+        }
+    };
+    let mut labels = Name {
         labels: 0,
         first: "",
         tld: "",
-        valid: true,
+        valid: name_fits(char_count(name)),
         numeric: true,
+        numeric_label: false,
         octets: true,
     };
-    let mut chars = 0usize;
-    let mut at = from;
-    loop {
-        let start = at;
-        while let Some((c, width)) = char_at(text, at)
-            && is_label_char(c)
-        {
-            at += width;
+    for label in name.split('.') {
+        labels.labels += 1;
+        if labels.labels == 1 {
+            labels.first = label;
         }
-        let label = std::str::from_utf8(text.get(start..at)?).ok()?;
-        if label.is_empty() {
-            return None;
-        }
-        name.labels += 1;
-        if name.labels == 1 {
-            name.first = label;
-        }
-        name.tld = label;
-        name.valid &= is_valid_label(label);
-        name.numeric &= label.bytes().all(|b| b.is_ascii_digit());
-        name.octets &= is_octet(label);
-        chars += label.chars().count();
-        name.end = at;
-        match char_at(text, at) {
-            Some((dot, width))
-                if is_dot(dot)
-                    && char_at(text, at + width).is_some_and(|(c, _)| is_label_char(c)) =>
-            {
-                chars += 1;
-                at += width;
-            }
-            _ => break,
-        }
+        labels.tld = label;
+        labels.valid &= is_valid_label(label);
+        let digits = !label.is_empty() && label.bytes().all(|b| b.is_ascii_digit());
+        labels.numeric &= digits;
+        labels.numeric_label |= digits;
+        labels.octets &= is_octet(label);
     }
-    name.valid &= name_fits(chars);
-    Some(name)
+    Some(labels)
+}
+
+/// Whether the last label of `name` is written only in characters that host-name processing leaves
+/// as they are (but for ASCII case), is not all digits (an IPv4 literal's last label) and is no
+/// top-level domain.
+fn plainly_no_tld(name: &str) -> bool {
+    let last = name.rsplit(is_dot).next().unwrap_or(name);
+    last.chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '-' || is_common_letter(c))
+        && !last.bytes().all(|b| b.is_ascii_digit())
+        && tld_kind(last).is_none()
+}
+
+/// The characters in `text`, counted without decoding when it is ASCII.
+fn char_count(text: &str) -> usize {
+    if text.is_ascii() {
+        text.len()
+    } else {
+        text.chars().count()
+    }
 }
 
 fn is_octet(label: &str) -> bool {
@@ -455,43 +607,100 @@ fn email(text: &[u8], at: usize) -> Option<usize> {
     {
         return None;
     }
-    let domain = read_name(text, local_end + 1)?;
-    let is_domain = if domain.labels == 1 {
-        label_is(domain.first, "localhost")
-    } else {
+    let domain_start = local_end + 1;
+    let (domain_end, dotted) = name_end(text, domain_start)?;
+    let is_domain = if dotted {
+        let mut canonical = String::new();
+        let domain = read_name(&mut canonical, text, domain_start, domain_end)?;
         domain.valid && !domain.numeric && tld_kind(domain.tld).is_some()
+    } else {
+        is_localhost(text, domain_start, domain_end)
     };
-    is_domain.then_some(domain.end)
+    is_domain.then_some(domain_end)
+}
+
+fn is_separator(b: u8) -> bool {
+    matches!(b, b'/' | b'\\')
+}
+
+/// Whether two slashes or backslashes come right before `at`, at the start of the text or after a
+/// character that is neither a word character, a separator nor a `:` (`src//main.rs` and
+/// `C:\\main.rs` are paths).
+fn after_slashes(text: &[u8], at: usize) -> bool {
+    let Some(first) = at.checked_sub(2) else {
+        return false;
+    };
+    byte(text, first).is_some_and(is_separator)
+        && byte(text, first + 1).is_some_and(is_separator)
+        && (first == 0
+            || char_before(text, first)
+                .is_none_or(|c| !is_word_char(c) && !matches!(c, '/' | '\\' | ':')))
+}
+
+/// Whether the single label written at `start..end` is `localhost`, in any of its look-alike forms.
+fn is_localhost(text: &[u8], start: usize, end: usize) -> bool {
+    let Some(written) = text.get(start..end) else {
+        return false;
+    };
+    if written.is_ascii() {
+        return written.eq_ignore_ascii_case(b"localhost");
+    }
+    let Ok(written) = std::str::from_utf8(written) else {
+        return false;
+    };
+    may_map_to_localhost(written) && canonical_name(written) == "localhost"
 }
 
 /// An IPv4 literal, a host name or `localhost`, each with an optional `:port`.
 fn dotted(text: &[u8], at: usize) -> Step {
-    let Some(name) = read_name(text, at) else {
+    let Some((name_end, dotted)) = name_end(text, at) else {
         return Step::Miss;
     };
-    let port = port_end(text, name.end);
-    let end = port.unwrap_or(name.end);
+    if !dotted {
+        return if is_localhost(text, at, name_end) {
+            Step::Found(port_end(text, name_end).unwrap_or(name_end))
+        } else {
+            Step::Skip(name_end)
+        };
+    }
+    let mut canonical = String::new();
+    let Some(name) = read_name(&mut canonical, text, at, name_end) else {
+        return Step::Skip(name_end);
+    };
+    let port = port_at(text, name_end);
+    let end = port.map_or(name_end, |(end, _)| end);
     if name.labels == 4 && name.octets && char_before(text, at) != Some('.') {
         return Step::Found(end);
     }
     if name.numeric {
-        return Step::Skip(name.end);
+        return Step::Skip(name_end);
     }
     let host = if name.labels == 1 {
         label_is(name.first, "localhost")
     } else {
+        let slashes = after_slashes(text, at);
         name.valid
             && is_bare_host(BareName {
                 first: name.first,
                 tld: name.tld,
                 labels: name.labels,
-                port: port.is_some(),
+                numeric_label: name.numeric_label,
+                port: port.map(|(end, number)| Port {
+                    number,
+                    then_colon: byte(text, end) == Some(b':'),
+                }),
                 path: byte(text, end) == Some(b'/'),
+                slashes,
+                in_folder: !slashes
+                    && at
+                        .checked_sub(1)
+                        .and_then(|before| byte(text, before))
+                        .is_some_and(is_separator),
             })
     };
     if host {
         Step::Found(end)
     } else {
-        Step::Skip(name.end)
+        Step::Skip(name_end)
     }
 }
