@@ -763,3 +763,31 @@ fn a_file_that_is_not_a_history_is_refused_and_left_alone() {
         assert_eq!(std::fs::read_to_string(desk.path("h.json")).unwrap(), text);
     }
 }
+
+// 4. Destinations are read as browsers and resolvers read them.
+
+#[test]
+fn destinations_in_every_form_the_attack_used_are_refused() {
+    let desk = Desk::new();
+    for form in [
+        "leak.attacker.Com",
+        "https:evil.Com",
+        "https:\\\\evil.Com",
+        "//evil.com",
+        "exfil.attacker.pl",
+        "evil.pl:443",
+        "\u{1d41e}\u{1d42f}\u{1d422}\u{1d425}.\u{1d41c}\u{1d428}\u{1d426}",
+        "\u{24d4}\u{24e5}\u{24d8}\u{24db}.\u{24d2}\u{24de}\u{24dc}",
+        "ev\u{200b}il.com",
+        "evil.c\u{ad}om",
+        "evil\u{3002}com",
+    ] {
+        let a = desk.check("peek", json!({"note": form}), &[]);
+        assert_eq!(reasons(&a), ["undeclared_destination"], "{form:?}: {a}");
+        assert_eq!(a["detail"]["destinations"].as_array().unwrap().len(), 1, "{form:?}");
+    }
+    for harmless in ["40.00", "v1.2.3", "main.rs", "2026-12-01", "4,411", "order.id"] {
+        let a = desk.check("peek", json!({"note": harmless}), &[]);
+        assert_eq!(reasons(&a), ["allow"], "{harmless}");
+    }
+}

@@ -19,17 +19,21 @@ pub const MAX_NESTING: usize = 64;
 
 /// Whether `value` nests deeper than `limit` levels of arrays and objects.
 pub fn too_deep(value: &Json, limit: usize) -> bool {
-    let mut pointer = Vec::new();
-    deeper(value, 0, limit, &mut pointer)
+    exceeds(value, 0, limit)
 }
 
 /// Where an object's members nest deeper than `limit` levels (the object itself is level 1),
-/// as a JSON pointer to the first array or object past the limit; `None` when none does.
+/// as a JSON pointer to the first array or object past the limit; `None` when none does. On the
+/// check's path: a flat call costs a look at each member, and nothing is allocated unless the
+/// limit is passed.
 pub fn deeper_than(members: &serde_json::Map<String, Json>, limit: usize) -> Option<String> {
+    if !members.values().any(|m| exceeds(m, 1, limit)) {
+        return None;
+    }
     let mut pointer = Vec::new();
     for (name, member) in members {
         pointer.push(name.clone());
-        if deeper(member, 1, limit, &mut pointer) {
+        if find_excess(member, 1, limit, &mut pointer) {
             return Some(render_pointer(&pointer));
         }
         pointer.pop();
@@ -37,20 +41,31 @@ pub fn deeper_than(members: &serde_json::Map<String, Json>, limit: usize) -> Opt
     None
 }
 
-/// Whether `value`, found under `depth` levels, goes past `limit`; `pointer` is left at the first
-/// array or object past it. Recurses at most `limit + 1` times.
-fn deeper(value: &Json, depth: usize, limit: usize, pointer: &mut Vec<String>) -> bool {
-    let children: Box<dyn Iterator<Item = (String, &Json)>> = match value {
-        Json::Array(items) => Box::new(items.iter().enumerate().map(|(i, v)| (i.to_string(), v))),
-        Json::Object(members) => Box::new(members.iter().map(|(k, v)| (k.clone(), v))),
+/// Whether `value`, found under `depth` levels, goes past `limit`. Recurses at most `limit + 1`
+/// times.
+fn exceeds(value: &Json, depth: usize, limit: usize) -> bool {
+    match value {
+        Json::Array(items) => depth >= limit || items.iter().any(|v| exceeds(v, depth + 1, limit)),
+        Json::Object(members) => {
+            depth >= limit || members.values().any(|v| exceeds(v, depth + 1, limit))
+        }
+        _ => false,
+    }
+}
+
+/// [`exceeds`], leaving `pointer` at the first array or object past the limit.
+fn find_excess(value: &Json, depth: usize, limit: usize, pointer: &mut Vec<String>) -> bool {
+    let children: Vec<(String, &Json)> = match value {
+        Json::Array(items) => items.iter().enumerate().map(|(i, v)| (i.to_string(), v)).collect(),
+        Json::Object(members) => members.iter().map(|(k, v)| (k.clone(), v)).collect(),
         _ => return false,
     };
-    if depth + 1 > limit {
+    if depth >= limit {
         return true;
     }
     for (key, child) in children {
         pointer.push(key);
-        if deeper(child, depth + 1, limit, pointer) {
+        if find_excess(child, depth + 1, limit, pointer) {
             return true;
         }
         pointer.pop();
@@ -190,4 +205,33 @@ fn to_json_at(body: &ArchivedRecordBody, idx: u32, depth: usize) -> Option<Json>
                 .collect::<Option<_>>()?,
         ),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn nested(levels: usize) -> Json {
+        let mut v = Json::from(1);
+        for _ in 0..levels {
+            v = Json::Array(vec![v]);
+        }
+        v
+    }
+
+    #[test]
+    fn nesting_is_counted_from_the_outermost_object() {
+        let mut members = serde_json::Map::new();
+        members.insert("a".into(), Json::from(1));
+        members.insert("deep".into(), nested(63));
+        assert_eq!(deeper_than(&members, 64), None, "64 levels with the object");
+        members.insert("deep".into(), nested(64));
+        let pointer = format!("/deep{}", "/0".repeat(63));
+        assert_eq!(deeper_than(&members, 64), Some(pointer));
+        assert!(!too_deep(&nested(64), 64));
+        assert!(too_deep(&nested(65), 64));
+        let mut odd = serde_json::Map::new();
+        odd.insert("a/b~c".into(), nested(70));
+        assert!(deeper_than(&odd, 64).is_some_and(|p| p.starts_with("/a~1b~0c/0")));
+    }
 }
