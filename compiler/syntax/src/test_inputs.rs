@@ -3,19 +3,20 @@
 
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
-/// The corpus files (from `../shared` beside the repository, when it is there) and the fixtures
-/// of `dialect` (`v1` or `v2`), read as UTF-8 with replacement characters.
+pub(crate) mod corpus;
+
+/// The corpus files (from `shared/corpus` beside the repository: a test fails without them
+/// unless `STALWART_SKIP_CORPUS=1` is set, see [`corpus::corpus_dir`]) and the fixtures of
+/// `dialect` (`v1` or `v2`), read as UTF-8 with replacement characters.
 pub(crate) fn input_texts(dialect: &str) -> Vec<String> {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut texts = Vec::new();
-    for dir in [
-        root.join("../../../shared/corpus/colang").join(dialect),
+    let corpus = corpus::corpus_dir(&format!("colang/{dialect}"));
+    for dir in corpus.into_iter().chain([
         root.join("test_data").join(dialect).join("ok"),
         root.join("test_data").join(dialect).join("err"),
-    ] {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
+    ]) {
+        let entries = std::fs::read_dir(&dir).unwrap();
         for entry in entries {
             let bytes = std::fs::read(entry.unwrap().path()).unwrap();
             texts.push(String::from_utf8_lossy(&bytes).into_owned());

@@ -8,9 +8,10 @@
     clippy::string_slice
 )]
 
-use std::path::PathBuf;
-
 use stalwart_syntax::{Dialect, detect_dialect, dialect_from_config};
+
+#[path = "../src/test_inputs/corpus.rs"]
+mod corpus;
 
 #[test]
 fn heuristic_cases() {
@@ -61,14 +62,9 @@ fn config_cases() {
 
 #[test]
 fn corpus_files_are_classified_like_the_reference() {
-    let root = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/corpus/colang"
-    ));
-    if !root.exists() {
-        println!("corpus not found at {}; skipping", root.display());
+    let Some(root) = corpus::corpus_dir("colang") else {
         return;
-    }
+    };
     let mut compared = 0;
     let mut mismatches = Vec::new();
     for (dir, want) in [("v1", Dialect::V1), ("v2", Dialect::V2)] {

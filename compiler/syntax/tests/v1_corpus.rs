@@ -14,16 +14,13 @@ use serde_json::Value;
 use stalwart_diagnostics::FileId;
 use stalwart_syntax::{inspect_v1, parse_v1};
 
-fn corpus_dir() -> PathBuf {
-    PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/corpus/colang/v1"
-    ))
-}
+#[path = "../src/test_inputs/corpus.rs"]
+mod corpus;
 
+/// The corpus's Colang 1.0 files; `None` when it is skipped (see `corpus::corpus_dir`).
 fn v1_files() -> Option<Vec<PathBuf>> {
-    let dir = corpus_dir();
-    let entries = std::fs::read_dir(&dir).ok()?;
+    let dir = corpus::corpus_dir("colang/v1")?;
+    let entries = std::fs::read_dir(&dir).unwrap();
     let mut files: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|e| e == "co"))
@@ -35,7 +32,6 @@ fn v1_files() -> Option<Vec<PathBuf>> {
 #[test]
 fn corpus_v1_facts_match_the_reference() {
     let Some(files) = v1_files() else {
-        println!("corpus not found at {}; skipping", corpus_dir().display());
         return;
     };
     assert_eq!(files.len(), 68, "the corpus holds 68 Colang 1.0 files");

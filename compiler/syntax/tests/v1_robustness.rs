@@ -14,16 +14,15 @@ use proptest::prelude::*;
 use stalwart_diagnostics::FileId;
 use stalwart_syntax::{inspect_v1, parse_condition, parse_v1};
 
-fn corpus_texts() -> Vec<String> {
-    let root = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/corpus/colang"
-    ));
+#[path = "../src/test_inputs/corpus.rs"]
+mod corpus;
+
+/// The corpus's files of both dialects; `None` when it is skipped (see `corpus::corpus_dir`).
+fn corpus_texts() -> Option<Vec<String>> {
+    let root: PathBuf = corpus::corpus_dir("colang")?;
     let mut out = Vec::new();
     for dir in ["v1", "v2"] {
-        let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
-            continue;
-        };
+        let entries = std::fs::read_dir(root.join(dir)).unwrap();
         for entry in entries {
             let path = entry.unwrap().path();
             if path.extension().is_some_and(|e| e == "co") {
@@ -31,7 +30,7 @@ fn corpus_texts() -> Vec<String> {
             }
         }
     }
-    out
+    Some(out)
 }
 
 fn check(text: &str) {
@@ -48,11 +47,10 @@ fn check(text: &str) {
 
 #[test]
 fn truncated_and_edited_corpus_files_never_panic() {
-    let texts = corpus_texts();
-    if texts.is_empty() {
-        println!("corpus not found; skipping");
+    let Some(texts) = corpus_texts() else {
         return;
-    }
+    };
+    assert!(!texts.is_empty(), "the corpus holds no .co files");
     let mut runs = 0;
     for text in &texts {
         for (i, _) in text.match_indices('\n') {

@@ -10,12 +10,8 @@ use serde_json::Value;
 use stalwart_diagnostics::{FileId, Files};
 use stalwart_syntax::v2::{inspect_v2, parse_v2};
 
-fn corpus_dir() -> PathBuf {
-    PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/corpus/colang/v2"
-    ))
-}
+#[path = "../src/test_inputs/corpus.rs"]
+mod corpus;
 
 /// The line the reference names in an `"error"` entry, if it names one.
 fn error_line(expected: &Value) -> Option<u64> {
@@ -104,11 +100,9 @@ fn check_file(path: &PathBuf, expected: &Value) -> Vec<String> {
 
 #[test]
 fn every_v2_corpus_file_matches_the_reference_facts() {
-    let dir = corpus_dir();
-    if !dir.is_dir() {
-        println!("colang v2 corpus not found at {}; skipping", dir.display());
+    let Some(dir) = corpus::corpus_dir("colang/v2") else {
         return;
-    }
+    };
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())

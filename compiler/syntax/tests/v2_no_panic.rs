@@ -9,22 +9,20 @@ use proptest::prelude::*;
 use stalwart_diagnostics::FileId;
 use stalwart_syntax::v2::{inspect_v2, parse_v2};
 
+#[path = "../src/test_inputs/corpus.rs"]
+mod corpus;
+
+/// The corpus's Colang 2.x files (none when it is skipped, see `corpus::corpus_dir`) and the
+/// fixtures.
 fn corpus_texts() -> Vec<String> {
-    let dir = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/corpus/colang/v2"
-    ));
     let fixtures = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/test_data/v2"));
     let mut texts = Vec::new();
-    for d in [dir, fixtures.join("ok"), fixtures.join("err")] {
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            println!(
-                "corpus not found at {}; using the remaining inputs",
-                d.display()
-            );
-            continue;
-        };
-        for e in entries {
+    let corpus = corpus::corpus_dir("colang/v2");
+    for d in corpus
+        .into_iter()
+        .chain([fixtures.join("ok"), fixtures.join("err")])
+    {
+        for e in std::fs::read_dir(&d).unwrap() {
             let p = e.unwrap().path();
             if p.extension().is_some_and(|x| x == "co") {
                 texts.push(String::from_utf8_lossy(&std::fs::read(&p).unwrap()).into_owned());

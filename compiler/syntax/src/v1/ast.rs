@@ -215,7 +215,7 @@ pub enum StmtKind {
     Label(Option<Text>),
     /// `goto <label>` / `go to <label>`.
     Goto(Option<Text>),
-    /// `check`, `expect`, `log`, … : the keyword and the rest of the line.
+    /// `check <expr>`: the keyword and the rest of the line.
     Generic {
         keyword: Text,
         rest: Option<Box<Text>>,

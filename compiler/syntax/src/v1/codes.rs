@@ -118,3 +118,8 @@ pub const MAIN_FLOW_BESIDE_FLOWS: Code = Code {
     id: "E1027",
     slug: "statements-beside-flows",
 };
+/// A tab after the spaces of a line's indentation, which does not count (a warning).
+pub const TAB_AFTER_SPACES: Code = Code {
+    id: "E1028",
+    slug: "tab-after-spaces",
+};

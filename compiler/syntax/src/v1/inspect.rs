@@ -2,6 +2,8 @@
 //! user intent, the utterances of each bot message, the flows (id and subflow flag) and the
 //! imports. Also the id the reference gives an anonymous flow.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value, json};
 
 use super::ast::*;
@@ -27,24 +29,18 @@ pub fn inspect_v1(module: &Module) -> Value {
     for item in &module.items {
         match item {
             Item::User(u) => {
-                let entry = users
-                    .entry(u.name.text.clone())
-                    .or_insert_with(|| Value::Array(Vec::new()));
-                if let Value::Array(list) = entry {
-                    user_examples(u, list);
-                }
+                let mut examples = Vec::new();
+                user_examples(u, &mut examples);
+                append(&mut users, &u.name.text, examples);
                 if let Some(id) = direct_flow(&u.name.text, &u.lines, true) {
                     add_flow(&id, false, &mut flows, &ids, &direct_ids);
                     direct_ids.push(id);
                 }
             }
             Item::Bot(b) => {
-                let entry = bots
-                    .entry(b.name.text.clone())
-                    .or_insert_with(|| Value::Array(Vec::new()));
-                if let Value::Array(list) = entry {
-                    bot_utterances(&b.lines, list);
-                }
+                let mut utterances = Vec::new();
+                bot_utterances(&b.lines, &mut utterances);
+                append(&mut bots, &b.name.text, utterances);
                 if let Some(id) = direct_flow(&b.name.text, &b.lines, false) {
                     add_flow(&id, false, &mut flows, &ids, &direct_ids);
                     direct_ids.push(id);
@@ -150,33 +146,73 @@ fn first_line(text: String) -> String {
     }
 }
 
+/// A line of a message body as the reference reads it: rewritten by the three rules it applies
+/// to such lines, or `None` for a line that gives no message (a parameter line such as
+/// `param $x as str`, a `set` line, a `context` line).
+fn message_text(text: &str) -> Option<Cow<'_, str>> {
+    let text = markdown_rules(text);
+    let first = text.split_whitespace().next().unwrap_or("");
+    (!PARAM_WORDS.contains(&first)).then_some(text)
+}
+
+/// The reference's rewrites of a message line: `^(in )?(the )?context( of)?(.*)$` to
+/// `context\4`, then `expecting user (.*)$` to `expecting("\1")`, then `context user (.*)$` to
+/// `context expecting("\1")` (`.` stops at a line break, which `(.*)$` must not cross).
+fn markdown_rules(text: &str) -> Cow<'_, str> {
+    let mut text = Cow::Borrowed(text);
+    let t = text.strip_prefix("in ").unwrap_or(&text);
+    let t = t.strip_prefix("the ").unwrap_or(t);
+    if let Some(rest) = t.strip_prefix("context") {
+        let rest = rest.strip_prefix(" of").unwrap_or(rest);
+        if !rest.contains('\n') && rest.len() + "context".len() != text.len() {
+            text = Cow::Owned(format!("context{rest}"));
+        }
+    }
+    for (pattern, replacement) in [
+        ("expecting user ", "expecting"),
+        ("context user ", "context expecting"),
+    ] {
+        if let Some(at) = text.find(pattern)
+            && let Some(rest) = text.get(at + pattern.len()..)
+            && !rest.contains('\n')
+        {
+            let head = text.get(..at).unwrap_or("");
+            text = Cow::Owned(format!("{head}{replacement}(\"{rest}\")"));
+        }
+    }
+    text
+}
+
 fn user_examples(u: &UserDef, out: &mut Vec<Value>) {
     if u.lines.is_empty() {
-        out.push(Value::String(format!(
-            "{{intent:{}}}",
-            u.name.text.replace(' ', "|")
-        )));
+        // The reference gives a body-less `define user <name>` the one line `<name>`.
+        if let Some(text) = message_text(&u.name.text) {
+            user_example(&text, out);
+        }
         return;
     }
     for line in before_bot(&u.lines) {
         let MessageLine::Text(t) = line else { continue };
-        let first = t.text.split_whitespace().next().unwrap_or("");
-        if PARAM_WORDS.contains(&first) {
-            continue;
+        if let Some(text) = message_text(&t.text) {
+            user_example(&text, out);
         }
-        let parts: Vec<String> = split_outside_quotes(&t.text, " and ")
-            .into_iter()
-            .map(|part| match quoted(part) {
-                Some(inner) => replace_params(inner),
-                None => format!("{{intent:{}}}", part.replace(' ', "|")),
-            })
-            .collect();
-        out.push(Value::String(first_line(
-            brackets_to_braces(&parts.join(" {intent:and} "))
-                .trim()
-                .to_string(),
-        )));
     }
+}
+
+/// The example a line of a `define user` body gives.
+fn user_example(text: &str, out: &mut Vec<Value>) {
+    let parts: Vec<String> = split_outside_quotes(text, " and ")
+        .into_iter()
+        .map(|part| match quoted(part) {
+            Some(inner) => replace_params(inner),
+            None => format!("{{intent:{}}}", part.replace(' ', "|")),
+        })
+        .collect();
+    out.push(Value::String(first_line(
+        brackets_to_braces(&parts.join(" {intent:and} "))
+            .trim()
+            .to_string(),
+    )));
 }
 
 /// The utterances `bot <message> "…"` statements define inside a flow: the inline one, then the
@@ -187,16 +223,28 @@ fn inline_bot_messages(stmt: &Stmt, bots: &mut Map<String, Value>) {
         if !bot.defines_message() {
             return;
         }
-        let entry = bots
-            .entry(bot.message.text.to_string())
-            .or_insert_with(|| Value::Array(Vec::new()));
-        if let Value::Array(list) = entry {
-            if let Some(u) = bot.utterance() {
-                bot_utterances(std::slice::from_ref(&MessageLine::Text(u.clone())), list);
-            }
-            bot_utterances(bot.example_lines(), list);
+        let mut utterances = Vec::new();
+        if let Some(u) = bot.utterance() {
+            bot_utterances(
+                std::slice::from_ref(&MessageLine::Text(u.clone())),
+                &mut utterances,
+            );
         }
+        bot_utterances(bot.example_lines(), &mut utterances);
+        append(bots, &bot.message.text, utterances);
     });
+}
+
+/// Appends `values` to the list of `key`. The reference lists a message only once it has a
+/// value: a body of parameter lines alone gives none.
+fn append(map: &mut Map<String, Value>, key: &str, values: Vec<Value>) {
+    if values.is_empty() {
+        return;
+    }
+    let entry = map.entry(key).or_insert_with(|| Value::Array(Vec::new()));
+    if let Value::Array(list) = entry {
+        list.extend(values);
+    }
 }
 
 /// The utterances of a bot body, up to a `bot …` line (see [`direct_flow`]); whether one was met.
@@ -208,8 +256,11 @@ fn bot_utterances<'a>(
         match line {
             MessageLine::Text(t) if starts_with_bot(&t.text) => return true,
             MessageLine::Text(t) => {
+                let Some(text) = message_text(&t.text) else {
+                    continue;
+                };
                 // A string spanning lines keeps only its first line.
-                let first_line = t.text.split('\n').next().unwrap_or("");
+                let first_line = text.split('\n').next().unwrap_or("");
                 let parts: Vec<String> = split_outside_quotes(first_line, " and ")
                     .into_iter()
                     .map(|part| match quoted(part) {

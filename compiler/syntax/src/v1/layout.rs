@@ -1,12 +1,19 @@
 //! The layout pass of Colang 1.0: from logical lines to the parser's token stream. It lexes each
-//! line, drops a trailing `:`, computes INDENT/DEDENT from the indentation, turns a line's first
-//! words into its statement keyword (only in flow bodies: message bodies and parameter blocks
-//! keep their words), checks that `else` follows an `if` and `else when` a `when`, reports
-//! missing and unexpected blocks, and cuts the stream into top-level chunks that are parsed one by
-//! one so that a broken definition does not hide the diagnostics of the next one.
+//! line, drops a trailing `:`, computes INDENT/DEDENT from the indentation (in message bodies a
+//! deeper line is one more message, see `message`), turns a line's first words into its
+//! statement keyword (only in flow bodies: message bodies and parameter blocks keep their words;
+//! the forms of an `execute`/`run` call are given in one, see `call`), checks that `else`
+//! follows an `if` and `else when` a `when`, reports missing and unexpected blocks, and cuts the
+//! stream into top-level chunks that are parsed one by one so that a broken definition does not
+//! hide the diagnostics of the next one.
 
-use smol_str::SmolStr;
 use stalwart_diagnostics::{Diagnostic, FileId, Span};
+
+mod call;
+mod collapse;
+mod message;
+
+pub use collapse::{collapse, collapse_name};
 
 use super::codes;
 use super::lexer::{Tok, lex_segment};
@@ -34,8 +41,10 @@ enum Mode {
     Top,
     /// A flow body: statements.
     Flow,
-    /// A `define user|bot` body: messages, and `if`/`else` in bot bodies.
+    /// A `define bot` body or the lines under a `bot` statement: messages, and `if`/`else`.
     Message,
+    /// A `define user` body: messages only (`if` and `else` are words of an intent there).
+    Examples,
     /// Parameters and other indented text under a statement: kept as words.
     Raw,
     /// The body of `define action|snippet`: dropped.
@@ -60,6 +69,27 @@ struct Level {
     /// A level entered without an INDENT token (after an indentation error): it is left
     /// without a DEDENT.
     flat: bool,
+    /// For a block of messages that holds every following line indented deeper than the line
+    /// opening it, whatever their own indentation (see [`Block`]): that line's indentation.
+    floor: Option<u32>,
+    /// Whether the block is the lines under a `bot` statement that has not had an example line
+    /// yet: the first one sets the block's indentation (see [`Block::UntilExample`]).
+    rebase: bool,
+}
+
+/// How far a block of messages reaches. The reference reads a message body line by line until
+/// a line is indented less than the body's first message line: lines indented deeper than the
+/// line before them are more messages, not a block of their own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Block {
+    /// A statement block, or a `define user|bot` body: its lines are indented like its first.
+    Strict,
+    /// The lines under an `if` / `else if` / `else` of a bot body: every line indented deeper
+    /// than the keyword's line.
+    Branch,
+    /// The lines under a `bot` statement: its parameter lines (any indentation deeper than the
+    /// statement), then its example lines, indented at least like the first of them.
+    UntilExample,
 }
 
 /// What the previous line expects of the lines that follow.
@@ -69,6 +99,10 @@ struct Opener {
     mode: Option<Mode>,
     /// Whether a block must follow.
     required: bool,
+    /// How far the block reaches, when one follows.
+    block: Block,
+    /// The line's indentation.
+    indent: u32,
     start: usize,
     end: usize,
 }
@@ -87,9 +121,16 @@ const MODIFIERS: &[&str] = &[
     "response",
 ];
 
-const GENERIC: &[&str] = &[
-    "check", "expect", "log", "allow", "accept", "disallow", "deny", "reject", "context", "global",
-    "var", "local", "param", "for", "foreach",
+/// The statements kept as keyword + text.
+const GENERIC: &[&str] = &["check"];
+
+/// Words the reference takes for statement keywords but reads no statement for: a line starting
+/// with one fails there (`Unknown main token`, or for `expect` an unknown element), even with a
+/// block under it. (`global`, `var`, `local` and `param` fail too, but a top-level one with a
+/// block under it names a flow, as any other word does.)
+const RESERVED: &[&str] = &[
+    "log", "allow", "accept", "disallow", "deny", "reject", "context", "for", "foreach", "use",
+    "expect",
 ];
 
 const COLANG_2: &[&str] = &[
@@ -138,6 +179,8 @@ impl<'a> Ctx<'a> {
             mode: Mode::Top,
             last: Last::Nothing,
             flat: false,
+            floor: None,
+            rebase: false,
         })
     }
 
@@ -151,114 +194,6 @@ impl<'a> Ctx<'a> {
     fn line_text(&self, start: usize, end: usize) -> String {
         collapse(self.slice(start, end))
     }
-}
-
-/// Collapses runs of whitespace (outside double quotes) into one space.
-pub fn collapse(text: &str) -> String {
-    collapsed(text).map_or_else(|| collapse_slow(text.trim()), str::to_string)
-}
-
-/// [`collapse`] as a name of the tree: no allocation for a short text.
-pub fn collapse_name(text: &str) -> SmolStr {
-    if let Some((start, end, collapsed)) = ascii_words(text) {
-        let name = text.get(start..end).unwrap_or("");
-        return if collapsed {
-            SmolStr::new(name)
-        } else {
-            SmolStr::from(collapse_slow(name))
-        };
-    }
-    collapsed(text).map_or_else(
-        || SmolStr::from(collapse_slow(super::lines::trim_str(text))),
-        SmolStr::new,
-    )
-}
-
-/// For an ASCII text: its trimmed range and whether the trimmed text is already collapsed (only
-/// single spaces between its words), in one pass a word at a time. `None` for any other text.
-fn ascii_words(text: &str) -> Option<(usize, usize, bool)> {
-    let bytes = text.as_bytes();
-    let blank = |b: u8| matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r');
-    let mut i = 0;
-    let mut start = None;
-    let mut end = 0;
-    let mut collapsed = true;
-    while let Some(&b) = bytes.get(i) {
-        if !b.is_ascii() {
-            return None;
-        }
-        if blank(b) {
-            // A gap between words: collapsed only when it is one space.
-            let gap = i;
-            i += 1;
-            while let Some(&b) = bytes.get(i)
-                && blank(b)
-            {
-                i += 1;
-            }
-            if start.is_some() && (i - gap != 1 || b != b' ') {
-                collapsed = false;
-            }
-            continue;
-        }
-        start.get_or_insert(i);
-        i += 1;
-        while let Some(&b) = bytes.get(i)
-            && !blank(b)
-        {
-            if !b.is_ascii() {
-                return None;
-            }
-            i += 1;
-        }
-        end = i;
-    }
-    // A gap at the end is trimmed: it does not count.
-    let start = start.unwrap_or(end);
-    let collapsed = collapsed || text.get(start..end).is_some_and(is_collapsed);
-    Some((start, end, collapsed))
-}
-
-/// The text trimmed, when it needs no other change.
-fn collapsed(text: &str) -> Option<&str> {
-    let text = super::lines::trim_str(text);
-    is_collapsed(text).then_some(text)
-}
-
-pub(crate) fn collapse_slow(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut in_string = false;
-    let mut space = false;
-    for c in text.chars() {
-        if c == '"' {
-            in_string = !in_string;
-        }
-        if !in_string && c.is_whitespace() {
-            space = true;
-            continue;
-        }
-        if space {
-            out.push(' ');
-            space = false;
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// Whether a trimmed text is already collapsed: ASCII with no whitespace but single spaces (the
-/// common case, which then needs no rewriting).
-fn is_collapsed(text: &str) -> bool {
-    let mut space = false;
-    for &b in text.as_bytes() {
-        match b {
-            b' ' if space => return false,
-            b' ' => space = true,
-            b'\t' | b'\n' | b'\r' | 0x0b | 0x0c | 0x80.. => return false,
-            _ => space = false,
-        }
-    }
-    true
 }
 
 /// Runs the layout pass over the logical lines of a file.
@@ -316,6 +251,8 @@ impl<'a> Stream<'a> {
             mode: Mode::Top,
             last: Last::Nothing,
             flat: false,
+            floor: None,
+            rebase: false,
         });
         Stream {
             cx,
@@ -403,7 +340,7 @@ impl<'a> Stream<'a> {
             .lines
             .get(i + 1)
             .is_some_and(|n| n.indent > line.indent);
-        let (mode, required) = classify(cx, next_deeper);
+        let (mode, required) = classify(cx, line.indent, next_deeper);
         if mode == Some(Mode::Skip) {
             self.skip_above = Some(line.indent);
         }
@@ -411,9 +348,16 @@ impl<'a> Stream<'a> {
         cx.out.tokens.extend_from_slice(&cx.line_toks);
         cx.out.tokens.push((end, Tok::Newline, end));
         let mode = if mode == Some(Mode::Skip) { None } else { mode };
+        let block = match (mode, cx.line_toks.first().map(|t| t.1)) {
+            (Some(Mode::Message), Some(Tok::Bot)) => Block::UntilExample,
+            (Some(Mode::Message), Some(Tok::If | Tok::ElseIf | Tok::Else)) => Block::Branch,
+            _ => Block::Strict,
+        };
         self.opener = Some(Opener {
             mode,
             required,
+            block,
+            indent: line.indent,
             start: first_start,
             end,
         });
@@ -470,14 +414,20 @@ fn indentation(cx: &mut Ctx<'_>, line: &Line, opener: Option<Opener>) {
     let cur = line.indent;
     let top = cx.top();
     let (start, end) = (line.start as usize, line.end as usize);
-    if cur > top.indent {
+    // INVARIANT: outside message blocks, the line before is indented like the innermost block
+    // (or opened it), so this is `top.indent` there.
+    let before = opener.map_or(top.indent, |o| o.indent);
+    if cur > before {
         match opener.and_then(|o| o.mode.map(|m| (o, m))) {
-            Some((_, mode)) if cx.stack.len() <= MAX_DEPTH => {
+            Some((o, mode)) if cx.stack.len() <= MAX_DEPTH => {
+                let floor = (o.block != Block::Strict).then_some(o.indent);
                 cx.stack.push(Level {
                     indent: cur,
                     mode,
                     last: Last::Nothing,
                     flat: false,
+                    floor,
+                    rebase: o.block == Block::UntilExample,
                 });
                 cx.out.tokens.push((start, Tok::Indent, start));
             }
@@ -491,13 +441,10 @@ fn indentation(cx: &mut Ctx<'_>, line: &Line, opener: Option<Opener>) {
                     "at most {MAX_DEPTH} levels of indentation are accepted"
                 ));
                 cx.out.diagnostics.push(d);
-                cx.stack.push(Level {
-                    indent: cur,
-                    mode: Mode::Raw,
-                    last: Last::Nothing,
-                    flat: true,
-                });
+                push_flat(cx, cur, Mode::Raw, Last::Nothing);
             }
+            // Deeper than the message before it: one more message of the same block.
+            None if message::is_message(top.mode) => {}
             None => {
                 let d = Diagnostic::error(
                     codes::UNEXPECTED_INDENT,
@@ -508,12 +455,7 @@ fn indentation(cx: &mut Ctx<'_>, line: &Line, opener: Option<Opener>) {
                     "this line is indented deeper than the line before it, which opens no block",
                 );
                 cx.out.diagnostics.push(d);
-                cx.stack.push(Level {
-                    indent: cur,
-                    mode: top.mode,
-                    last: top.last,
-                    flat: true,
-                });
+                push_flat(cx, cur, top.mode, top.last);
             }
         }
         return;
@@ -521,7 +463,7 @@ fn indentation(cx: &mut Ctx<'_>, line: &Line, opener: Option<Opener>) {
     if let Some(o) = opener {
         missing_block(cx, o);
     }
-    while cx.stack.len() > 1 && cx.top().indent > cur {
+    while cx.stack.len() > 1 && message::ends_before(&cx.top(), cur) {
         if let Some(level) = cx.stack.pop()
             && !level.flat
         {
@@ -529,7 +471,8 @@ fn indentation(cx: &mut Ctx<'_>, line: &Line, opener: Option<Opener>) {
         }
     }
     let top = cx.top();
-    if top.indent < cur {
+    // In a block of messages, a line between two indentations is one more message.
+    if top.indent < cur && !message::is_message(top.mode) {
         let d = Diagnostic::error(
             codes::UNEXPECTED_INDENT,
             cx.span(start, end),
@@ -538,52 +481,34 @@ fn indentation(cx: &mut Ctx<'_>, line: &Line, opener: Option<Opener>) {
         .with_label(format!("indented by {cur} spaces"))
         .with_help("indent it like the lines of the block it belongs to");
         cx.out.diagnostics.push(d);
-        cx.stack.push(Level {
-            indent: cur,
-            mode: top.mode,
-            last: top.last,
-            flat: true,
-        });
+        push_flat(cx, cur, top.mode, top.last);
     }
+}
+
+/// Enters a level without an INDENT token, after an indentation error.
+fn push_flat(cx: &mut Ctx<'_>, indent: u32, mode: Mode, last: Last) {
+    cx.stack.push(Level {
+        indent,
+        mode,
+        last,
+        flat: true,
+        floor: None,
+        rebase: false,
+    });
 }
 
 /// Turns the line's first words into its keyword, checks it, and says what block may follow it.
-fn classify(cx: &mut Ctx<'_>, next_deeper: bool) -> (Option<Mode>, bool) {
+/// `indent` is the line's indentation.
+fn classify(cx: &mut Ctx<'_>, indent: u32, next_deeper: bool) -> (Option<Mode>, bool) {
     let mode = cx.top().mode;
     match mode {
         Mode::Raw | Mode::Skip => (Some(Mode::Raw), false),
-        Mode::Message => classify_message(cx),
-        Mode::Top | Mode::Flow => classify_statement(cx, mode, next_deeper),
-    }
-}
-
-fn classify_message(cx: &mut Ctx<'_>) -> (Option<Mode>, bool) {
-    let first = cx.word(cx.line_toks.first());
-    let second = cx.word(cx.line_toks.get(1));
-    match (first, second) {
-        ("if", _) => {
-            set_first(cx, Tok::If);
-            cx.set_last(Last::If);
-            (Some(Mode::Message), true)
-        }
-        ("else", "if") => {
-            merge_second(cx, Tok::ElseIf);
-            if !check_else(cx, false) {
-                return reported(cx);
-            }
-            (Some(Mode::Message), true)
-        }
-        ("else", "") if cx.line_toks.len() == 1 => {
-            set_first(cx, Tok::Else);
-            if !check_else(cx, true) {
-                return reported(cx);
-            }
-            (Some(Mode::Message), true)
-        }
-        _ => {
+        Mode::Message => message::classify_message(cx, indent),
+        Mode::Examples => {
             cx.set_last(Last::Other);
-            (Some(Mode::Raw), false)
+            (None, false)
         }
+        Mode::Top | Mode::Flow => classify_statement(cx, mode, next_deeper),
     }
 }
 
@@ -684,7 +609,12 @@ fn classify_statement(cx: &mut Ctx<'_>, mode: Mode, next_deeper: bool) -> (Optio
             // Its indented lines are parameters, then more utterances: read as a message body.
             (Tok::Bot, (Some(Mode::Message), false), Last::Other)
         }
-        "execute" | "exec" | "run" => (Tok::Run, raw, Last::Other),
+        "execute" | "exec" | "run" => {
+            set_first(cx, Tok::Run);
+            call::run_line(cx);
+            cx.set_last(Last::Other);
+            return raw;
+        }
         "do" => (Tok::Do, raw, Last::Other),
         "event" => (Tok::Event, raw, Last::Other),
         "infer" | "create" | "new" => (Tok::Infer, raw, Last::Other),
@@ -718,6 +648,9 @@ fn classify_statement(cx: &mut Ctx<'_>, mode: Mode, next_deeper: bool) -> (Optio
                 .with_label("no `when` at this indentation comes before it");
                 return mark_bad(cx, d);
             }
+            if let Some(d) = when_any_word(cx) {
+                return mark_bad(cx, d);
+            }
             return block;
         }
         "else" if alone => {
@@ -729,6 +662,13 @@ fn classify_statement(cx: &mut Ctx<'_>, mode: Mode, next_deeper: bool) -> (Optio
         }
         "when" => {
             join_or_user(cx);
+            if let Some(d) = when_any_word(cx) {
+                cx.set_last(Last::When);
+                cx.out.diagnostics.push(d);
+                let at = cx.line_toks.first().map_or(0, |t| t.0);
+                cx.line_toks.insert(0, (at, Tok::Bad, at));
+                return raw;
+            }
             (Tok::When, block, Last::When)
         }
         "while" => (Tok::While, block, Last::Other),
@@ -748,6 +688,17 @@ fn classify_statement(cx: &mut Ctx<'_>, mode: Mode, next_deeper: bool) -> (Optio
             return (None, false);
         }
         w if GENERIC.contains(&w) => (Tok::Generic, raw, Last::Other),
+        w if RESERVED.contains(&w) => {
+            let d = Diagnostic::error(
+                codes::UNKNOWN_STATEMENT,
+                cx.span(l, r),
+                format!("unknown statement `{w}`"),
+            )
+            .with_label(format!(
+                "Colang 1.0 reserves `{w}` but has no such statement"
+            ));
+            return mark_bad(cx, d);
+        }
         w if COLANG_2.contains(&w) => {
             let d = Diagnostic::error(
                 codes::V2_SYNTAX,
@@ -788,10 +739,8 @@ fn classify_assignment(cx: &mut Ctx<'_>) -> (Option<Mode>, bool) {
     match op {
         Some(Tok::Assign) => {
             let run = cx.word(cx.line_toks.get(2));
-            if matches!(run, "execute" | "exec" | "run")
-                && let Some(t) = cx.line_toks.get_mut(2)
-            {
-                t.1 = Tok::RunInline;
+            if matches!(run, "execute" | "exec" | "run") {
+                call::assigned_run(cx);
             }
             cx.set_last(Last::Other);
             (Some(Mode::Raw), false)
@@ -850,7 +799,7 @@ fn classify_define(cx: &mut Ctx<'_>, top: bool) -> (Option<Mode>, bool) {
             ""
         };
         let (tok, result) = match word {
-            "user" => (Tok::DefUser, (Some(Mode::Message), false)),
+            "user" => (Tok::DefUser, (Some(Mode::Examples), false)),
             "bot" => (Tok::DefBot, (Some(Mode::Message), true)),
             "flow" => (Tok::DefFlow, (Some(Mode::Flow), true)),
             "subflow" => (Tok::DefSubflow, (Some(Mode::Flow), true)),
@@ -897,6 +846,25 @@ fn classify_define(cx: &mut Ctx<'_>, top: bool) -> (Option<Mode>, bool) {
         set_first(cx, Tok::Define);
         return result;
     }
+}
+
+/// `when <word>` where the word starts with `any` but is not `any` (`when anything`): the
+/// reference reads no implicit event there (its pattern excludes every text starting with
+/// `any`), and the word is then an unknown statement.
+fn when_any_word(cx: &Ctx<'_>) -> Option<Diagnostic> {
+    let &(l, _, r) = cx.line_toks.get(1)?;
+    let word = cx.word(cx.line_toks.get(1));
+    (word.starts_with("any") && word != "any").then(|| {
+        Diagnostic::error(
+            codes::UNKNOWN_STATEMENT,
+            cx.span(l, r),
+            format!("unknown statement `{word}`"),
+        )
+        .with_label("after `when`, a word starting with `any` is not read as an event name")
+        .with_help(format!(
+            "to wait for an event of that name, write `event {word}` after `when`"
+        ))
+    })
 }
 
 /// `user says …` / `bot says …`: the `says` goes.

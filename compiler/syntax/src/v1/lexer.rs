@@ -105,7 +105,7 @@ pub enum Tok {
     Label,
     Goto,
     Any,
-    /// `check`, `expect`, `log` and the other rare statements kept as keyword + text.
+    /// `check`, kept as keyword + text.
     Generic,
     /// A zero-width marker before a line that opens an old-style named flow (`name:` + block).
     NamedFlow,

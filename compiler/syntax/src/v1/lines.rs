@@ -244,7 +244,10 @@ pub(crate) fn split_lines_into(file: FileId, text: &str, mut out: Lines) -> Line
     out
 }
 
-/// The indentation of a physical line; a tab in it is reported.
+/// The indentation of a physical line: its leading spaces, up to its first other character, as
+/// the reference counts it. A tab after them does not count (a warning says so); a line whose
+/// indentation starts with a tab is reported, and read as if the tab reached the next multiple
+/// of 8 so that the rest of the file still parses sensibly.
 fn indentation(
     text: &str,
     p: &Physical,
@@ -252,34 +255,42 @@ fn indentation(
     span: &impl Fn(usize, usize) -> Span,
 ) -> u32 {
     let lead = bytes(text, p.raw, p.start);
-    if lead.iter().all(|&b| b == b' ') {
+    let spaces = lead.iter().take_while(|&&b| b == b' ').count();
+    let Some(tab) = lead.iter().position(|&b| b == b'\t') else {
         // Most lines: spaces only.
-        return to_u32(lead.len());
+        return to_u32(spaces);
+    };
+    let at = p.raw + tab;
+    if spaces > 0 {
+        diagnostics.push(
+            Diagnostic::warning(
+                codes::TAB_AFTER_SPACES,
+                span(at, at + 1),
+                format!("tab after {spaces} spaces of indentation"),
+            )
+            .with_label("Colang 1.0 counts only the spaces before it")
+            .with_note(format!("the line is read as indented by {spaces} spaces"))
+            .with_help("indent with spaces"),
+        );
+        return to_u32(spaces);
     }
-    let lead = slice(text, p.raw, p.start);
     let mut column = 0u32;
-    let mut tab = None;
-    for (i, c) in lead.char_indices() {
+    for c in slice(text, p.raw, p.start).chars() {
         match c {
             ' ' => column = column.saturating_add(1),
-            '\t' => {
-                tab.get_or_insert(p.raw + i);
-                column = (column / 8 + 1).saturating_mul(8);
-            }
+            '\t' => column = (column / 8 + 1).saturating_mul(8),
             _ => {}
         }
     }
-    if let Some(at) = tab {
-        diagnostics.push(
-            Diagnostic::error(
-                codes::TAB_INDENT,
-                span(at, at + 1),
-                "tab used for indentation",
-            )
-            .with_label("Colang 1.0 counts only spaces")
-            .with_help("indent with spaces"),
-        );
-    }
+    diagnostics.push(
+        Diagnostic::error(
+            codes::TAB_INDENT,
+            span(at, at + 1),
+            "tab used for indentation",
+        )
+        .with_label("Colang 1.0 counts only spaces")
+        .with_help("indent with spaces"),
+    );
     column
 }
 

@@ -1,7 +1,8 @@
 //! Colang 1.0: the line rules ([`lines`]), the lexer ([`lexer`]), the layout pass that adds
 //! blocks and statement keywords ([`layout`]), a hand-written parser for clean files
 //! (`descent`) and the parsers generated from `grammars/colang_v1.lalrpop` for the others, the
-//! syntax tree ([`ast`]) and the facts `inspect` prints ([`inspect`]). Parsing never fails: it
+//! syntax tree ([`ast`]) with the message names of `user`/`bot` lines read as the reference reads
+//! them (`names`), and the facts `inspect` prints ([`inspect`]). Parsing never fails: it
 //! returns the tree of everything it could read and a diagnostic for everything it could not.
 
 pub mod ast;
@@ -11,6 +12,7 @@ pub mod inspect;
 pub mod layout;
 pub mod lexer;
 pub mod lines;
+mod names;
 mod nodes;
 mod text_runs;
 mod validate;

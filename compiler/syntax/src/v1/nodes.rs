@@ -6,6 +6,7 @@ use stalwart_diagnostics::{FileId, Span};
 
 use super::ast::*;
 use super::layout::collapse_name;
+use super::names::{self, Speaker};
 use crate::expr::try_condition;
 use smol_str::SmolStr;
 
@@ -254,163 +255,29 @@ fn stmt(file: FileId, r: R, kind: StmtKind) -> Stmt {
     }
 }
 
-/// Where the name of a message ends in a `user`/`bot` line: at the first `(`, quote, `$` or `{`,
-/// or before the word `with`, `for` or `as`. (Bytewise: every byte it looks for is ASCII, and a
-/// word starts after a whitespace character, which may be a non-ASCII one.)
-fn name_end(text: &str) -> usize {
-    let bytes = text.as_bytes();
-    let mut word_start = true;
-    let mut i = 0;
-    while let Some(&b) = bytes.get(i) {
-        if !b.is_ascii() {
-            let c = text.get(i..).and_then(|t| t.chars().next()).unwrap_or(' ');
-            word_start = c.is_whitespace();
-            i += c.len_utf8();
-            continue;
-        }
-        if matches!(b, b'(' | b'"' | b'\'' | b'$' | b'{') {
-            return i;
-        }
-        if word_start && i > 0 && starts_parameters(bytes.get(i..).unwrap_or(&[])) {
-            return i;
-        }
-        // `char::is_whitespace` for ASCII.
-        word_start = matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r');
-        i += 1;
-    }
-    text.len()
-}
-
-/// Whether `rest`, at the start of a word, starts with `with `, `for ` or `as `.
-fn starts_parameters(rest: &[u8]) -> bool {
-    match rest.first() {
-        Some(b'w') => rest.starts_with(b"with "),
-        Some(b'f') => rest.starts_with(b"for "),
-        Some(b'a') => rest.starts_with(b"as "),
-        _ => false,
-    }
-}
-
-/// What [`message_name`] finds in an ASCII message name.
-struct MessageName {
-    /// Where the name ends, as [`name_end`] says.
-    cut: usize,
-    /// The name trimmed.
-    start: usize,
-    end: usize,
-    /// Whether the trimmed name is already collapsed (only single spaces between its words).
-    collapsed: bool,
-}
-
-/// How [`message_name`] reads a byte.
-const PLAIN: u8 = 0;
-const SPACE: u8 = 1;
-/// ASCII whitespace other than a space.
-const BLANK: u8 = 2;
-/// A byte that ends a name: `(`, a quote, `$` or `{`.
-const STOP: u8 = 3;
-const WIDE: u8 = 4;
-
-fn message_byte(b: u8) -> u8 {
-    match b {
-        b' ' => SPACE,
-        b'\t' | b'\n' | 0x0b | 0x0c | b'\r' => BLANK,
-        b'(' | b'"' | b'\'' | b'$' | b'{' => STOP,
-        0x80.. => WIDE,
-        _ => PLAIN,
-    }
-}
-
-/// [`name_end`], the trimmed range of the name before it and whether that name is collapsed, in
-/// one pass a word at a time; `None` when a non-ASCII byte comes before the end (then a
-/// whitespace character may be a Unicode one: the caller takes the general path).
-fn message_name(text: &str) -> Option<MessageName> {
-    let bytes = text.as_bytes();
-    let class = |i: usize| bytes.get(i).map(|&b| message_byte(b));
-    let mut i = 0;
-    let mut start = None;
-    let mut end = 0;
-    let mut collapsed = true;
-    // The whitespace since the last word: how many bytes, and whether all are spaces.
-    let mut gap = 0usize;
-    let mut gap_spaces = true;
-    let cut = loop {
-        match class(i) {
-            None => break text.len(),
-            Some(PLAIN) => {
-                if gap > 0 && starts_parameters(bytes.get(i..).unwrap_or(&[])) {
-                    break i;
-                }
-                if start.is_none() {
-                    start = Some(i);
-                } else if gap != 1 || !gap_spaces {
-                    collapsed = false;
-                }
-                i += 1;
-                while class(i) == Some(PLAIN) {
-                    i += 1;
-                }
-                end = i;
-                gap = 0;
-                gap_spaces = true;
-            }
-            Some(SPACE) => {
-                gap += 1;
-                i += 1;
-            }
-            Some(BLANK) => {
-                gap += 1;
-                gap_spaces = false;
-                i += 1;
-            }
-            Some(STOP) => break i,
-            Some(_) => return None,
-        }
-    };
-    Some(MessageName {
-        cut,
-        start: start.unwrap_or(end),
-        end,
-        collapsed,
-    })
-}
-
-/// Splits a `user`/`bot` line's text into the name and what follows.
-fn split_message(src: &str, file: FileId, (l, r): R) -> (Text, Option<R>) {
+/// Splits a `user`/`bot` line's text into the name (see [`names`]) and what follows.
+fn split_message(src: &str, file: FileId, (l, r): R, speaker: Speaker) -> (Text, Option<R>) {
     let text = slice(src, (l, r));
-    let (cut, name_text, name_end_at) = match message_name(text) {
-        Some(m) => {
-            let name = text.get(m.start..m.end).unwrap_or("");
-            let name_text = if m.collapsed {
-                SmolStr::new(name)
-            } else {
-                SmolStr::from(super::layout::collapse_slow(name))
-            };
-            (l + m.cut, name_text, l + m.end)
-        }
-        None => {
-            let cut = l + name_end(text);
-            let name = slice(src, (l, cut));
-            (cut, collapse_name(name), l + name.trim_end().len())
-        }
-    };
-    let name_r = (l, name_end_at);
-    let name_text = match name_text.as_str() {
-        "something" | "something else" => SmolStr::new_inline("*"),
-        _ => name_text,
-    };
-    let rest = (cut < r).then_some((cut, r));
+    let cut = names::name_end(text, speaker);
+    let name = text.get(..cut).unwrap_or("");
+    let name_r = (l, l + name.trim_end().len());
+    let rest = (l + cut < r).then_some((l + cut, r));
     (
         Text {
-            text: name_text,
+            text: collapse_name(name),
             span: span(file, name_r),
         },
         rest,
     )
 }
 
+/// The range `r` without a first word `says`.
+fn skip_says(src: &str, (l, r): R) -> R {
+    (r - names::drop_says(slice(src, (l, r))).len(), r)
+}
+
 fn user_ref(src: &str, file: FileId, r: R) -> UserRef {
-    let (intent, rest) = split_message(src, file, r);
+    let (intent, rest) = split_message(src, file, r, Speaker::User);
     UserRef {
         intent,
         rest: rest.map(|r| Box::new(raw(src, file, r))),
@@ -418,12 +285,28 @@ fn user_ref(src: &str, file: FileId, r: R) -> UserRef {
     }
 }
 
-pub fn user_stmt(src: &str, file: FileId, whole: R, first: R, others: Vec<R>) -> Stmt {
-    let refs = std::iter::once(first)
-        .chain(others)
+/// The intents of a `user` line or of `when user …`: the first part's range (its `says`
+/// already dropped) and those of its `or user` parts, whose `says` the reference drops too.
+fn user_refs(src: &str, file: FileId, first: R, others: Vec<R>) -> Vec<UserRef> {
+    let mut refs: Vec<UserRef> = std::iter::once(first)
+        .chain(others.into_iter().map(|r| skip_says(src, r)))
         .map(|r| user_ref(src, file, r))
         .collect();
-    stmt(file, whole, StmtKind::User(refs))
+    let texts: Vec<&str> = refs.iter().map(|u| u.intent.text.as_str()).collect();
+    if let Some(rewritten) = names::rewrite_something(&texts) {
+        for (u, name) in refs.iter_mut().zip(rewritten) {
+            u.intent.text = SmolStr::from(name);
+        }
+    }
+    refs
+}
+
+pub fn user_stmt(src: &str, file: FileId, whole: R, first: R, others: Vec<R>) -> Stmt {
+    stmt(
+        file,
+        whole,
+        StmtKind::User(user_refs(src, file, first, others)),
+    )
 }
 
 pub fn bot_stmt(
@@ -434,7 +317,10 @@ pub fn bot_stmt(
     lines: Option<Vec<MessageLine>>,
 ) -> Stmt {
     let r = t.unwrap_or((whole.1, whole.1));
-    let (message, rest) = split_message(src, file, r);
+    let (mut message, rest) = split_message(src, file, r, Speaker::Bot);
+    if let Some([name]) = names::rewrite_something(&[message.text.as_str()]).as_deref() {
+        message.text = SmolStr::from(name.as_str());
+    }
     let (utterance, rest) = match rest {
         Some((l, e)) if slice(src, (l, e)).starts_with('"') => {
             let text = slice(src, (l, e));
@@ -469,7 +355,29 @@ pub fn bot_stmt(
     )
 }
 
+/// `run $x = <call>` is laid out as `$x = run <call>` (see `layout::call`): the statement then
+/// starts at the keyword, before the variable.
+fn run_start(src: &str, (l, _): R, result: Option<R>, action: R) -> usize {
+    let Some((_, var_end)) = result else {
+        return l;
+    };
+    let between = slice(src, (var_end, action.0));
+    if between
+        .trim_start()
+        .strip_prefix('=')
+        .is_none_or(|r| !r.trim().is_empty())
+    {
+        return l;
+    }
+    let before = src.get(..l).unwrap_or("").trim_end_matches(' ');
+    ["execute", "exec", "run"]
+        .iter()
+        .find(|k| before.ends_with(**k))
+        .map_or(l, |k| before.len() - k.len())
+}
+
 pub fn run(src: &str, file: FileId, whole: R, result: Option<R>, (action, args): CallR) -> Stmt {
+    let whole = (run_start(src, whole, result, action), whole.1);
     let result = result.map(|(l, r)| Text {
         text: SmolStr::new(slice(src, (l + 1, r))),
         span: span(file, (l, r)),
@@ -621,14 +529,18 @@ fn when_on(src: &str, file: FileId, first: R, others: Vec<R>) -> WhenOn {
                 - slice(src, (after, first.1)).trim_start().len()),
         first.1,
     );
-    if keyword == "user" {
-        let refs = std::iter::once(rest_r)
-            .chain(others)
-            .map(|r| user_ref(src, file, r))
-            .collect();
-        return WhenOn::User(refs);
+    // The reference reads an implicit event unless the keyword is followed by more text (`any`
+    // excepted): `when user` alone waits for the event `user`.
+    let alone = rest_r.0 >= rest_r.1 && keyword != "any";
+    if keyword == "user" && !alone {
+        return WhenOn::User(user_refs(src, file, skip_says(src, rest_r), others));
     }
-    if matches!(keyword, "bot" | "event" | "flow" | "no" | "any") {
+    let rest_r = if keyword == "bot" {
+        skip_says(src, rest_r)
+    } else {
+        rest_r
+    };
+    if matches!(keyword, "bot" | "event" | "flow" | "no" | "any") && !alone {
         let rest = (rest_r.0 < rest_r.1).then(|| raw(src, file, rest_r));
         return WhenOn::Other {
             keyword: SmolStr::new(keyword),
@@ -744,60 +656,4 @@ pub fn generic(src: &str, file: FileId, whole: R, keyword: R, t: Option<R>) -> S
 
 pub fn error(file: FileId, whole: R) -> Stmt {
     stmt(file, whole, StmtKind::Error)
-}
-
-#[cfg(test)]
-mod tests {
-    use proptest::prelude::*;
-
-    use super::super::layout::{collapse, collapse_name};
-    use super::{message_name, name_end};
-
-    /// The one-pass reading of a message name gives what `name_end`, `collapse` and `trim_end`
-    /// give; the name as a whole goes through `collapse_name` the same as through `collapse`.
-    fn same_as_general_path(text: &str) {
-        assert_eq!(collapse_name(text).as_str(), collapse(text), "{text:?}");
-        let Some(m) = message_name(text) else {
-            assert!(
-                !text.get(..name_end(text)).unwrap_or("").is_ascii(),
-                "{text:?}"
-            );
-            return;
-        };
-        let cut = name_end(text);
-        assert_eq!(m.cut, cut, "{text:?}");
-        let name = text.get(..cut).unwrap_or("");
-        assert_eq!(m.end, name.trim_end().len(), "{text:?}");
-        let trimmed = text.get(m.start..m.end).unwrap_or("");
-        assert_eq!(trimmed, name.trim(), "{text:?}");
-        assert_eq!(m.collapsed, collapse(name) == trimmed, "{text:?}");
-    }
-
-    #[test]
-    fn message_names_read_in_one_pass_match_the_general_path() {
-        for text in [
-            "",
-            " ",
-            "express greeting",
-            "  express  greeting ",
-            "ask\tabout with $x",
-            "ask for help",
-            "inform as \"x\"",
-            "with x",
-            " with x",
-            "a (b)",
-            "a\u{a0}b with c",
-            "a\x0bb",
-            "a b  ",
-        ] {
-            same_as_general_path(text);
-        }
-    }
-
-    proptest! {
-        #[test]
-        fn message_names_match(text in "[ \t\x0bab(\"$é]{0,6}(with |for |as )?[ \ta-c\u{a0}]{0,6}") {
-            same_as_general_path(&text);
-        }
-    }
 }

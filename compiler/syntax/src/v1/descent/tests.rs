@@ -77,6 +77,15 @@ const LINES: &[&str] = &[
     "execute do_it",
     "execute do_it()",
     "execute do_it(a) b",
+    "run do_it with $a, k=\"v\"",
+    "run $x = do_it(a=1)",
+    "exec do_it for n = 2",
+    "$r = run f with $y",
+    "$r = run",
+    "run do_it with",
+    "user ask for help or user says something",
+    "when anything",
+    "expect $x",
     "if $x == \"a\" and not $y",
     "if",
     "else if $x > 1",
@@ -124,6 +133,9 @@ const MESSAGE_LINES: &[&str] = &[
     "if",
     "bot say",
     "  param $x as str",
+    "else foo",
+    "   \"odd indentation\"",
+    "set $x = 1",
     "",
 ];
 
@@ -157,6 +169,7 @@ proptest! {
         bot in any::<bool>(),
     ) {
         let header = if bot { "define bot x\n" } else { "flow main\n  bot y\n" };
+        same_items(&text("define user u\n", &body, MESSAGE_LINES));
         same_items(&text(header, &body, MESSAGE_LINES));
     }
 }
