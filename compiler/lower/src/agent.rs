@@ -406,5 +406,6 @@ fn argument_kind(k: ast::ArgumentKind) -> rec::ArgumentKind {
         ast::ArgumentKind::Path => rec::ArgumentKind::Path,
         ast::ArgumentKind::Url => rec::ArgumentKind::Url,
         ast::ArgumentKind::Template => rec::ArgumentKind::Template,
+        ast::ArgumentKind::Destination => rec::ArgumentKind::Destination,
     }
 }

@@ -32,7 +32,8 @@ pub fn parse_mcp_tools(db: &dyn Db, file: SourceFile) -> Parse<Vec<ToolDecl>> {
     stalwart_agent::parse_mcp(file.id(db), file.text(db), file.path(db))
 }
 
-/// Every tool declaration an agent.yaml brings in, in `tools:` order, and the files they came from.
+/// Every tool declaration an agent.yaml brings in, in `tools:` order, with agent.yaml's
+/// `overrides:` applied, and the files they came from.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Catalogue {
     pub tools: Vec<ToolDecl>,
@@ -103,6 +104,7 @@ pub fn agent_catalogue(db: &dyn Db, file: SourceFile) -> Catalogue {
             }
         }
     }
+    stalwart_agent::apply_overrides(&mut out.tools, &parsed.value.overrides);
     out
 }
 
@@ -137,11 +139,9 @@ pub fn analyze_agent(db: &dyn Db, file: SourceFile) -> AgentAnalysis {
         .any(|d| d.code == codes::MISSING_TOOL_SOURCE);
     // A tool source that cannot be found leaves its tools undeclared: naming each of them again
     // would only repeat the one error that matters.
-    diagnostics.extend(
-        resolved
-            .into_iter()
-            .filter(|d| !(source_missing && d.code.slug == "unknown-tool")),
-    );
+    diagnostics.extend(resolved.into_iter().filter(|d| {
+        !(source_missing && matches!(d.code.slug, "unknown-tool" | "unknown-override"))
+    }));
     if let Some(rulebook) = &parsed.value.rulebook {
         match agent_rulebook(db, file) {
             Some(source) => {
