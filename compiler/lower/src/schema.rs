@@ -33,10 +33,10 @@
 //! the same schema always gives the same arena contents, whatever the order of its keys.
 //!
 //! [`CompiledSchema::closed_objects`] lists the objects below the root that declare no member at
-//! all (no `properties`, `patternProperties` or `additionalProperties` schema, counting the
-//! schemas applied in place): in a call's arguments such an object must be empty (the tool
-//! check's rule for undeclared members, which `additionalProperties: true` does not lift), so
-//! lowering warns about them in argument schemas.
+//! all (no `properties`, `required`, `patternProperties`, `additionalProperties` schema, `enum`
+//! or `const`, counting the schemas applied in place): in a call's arguments such an object must
+//! be empty (the tool check's rule for undeclared members, which `additionalProperties: true` does
+//! not lift), so lowering warns about them in argument schemas.
 
 use std::collections::BTreeMap;
 
@@ -700,8 +700,11 @@ impl Ctx<'_, '_> {
             return true;
         }
         !node.properties.is_empty()
+            || !node.required.is_empty()
             || !node.pattern_properties.is_empty()
             || matches!(node.additional, Additional::Schema(_))
+            || node.has_enum
+            || node.constant.is_some()
             || node
                 .reference
                 .iter()

@@ -4,8 +4,9 @@
 //! compared with the schema made as strict as the check's rule on undeclared members (see
 //! `runtime/check/src/schema.rs`): every schema that stands for a value of its own gets, in an
 //! `allOf`, a `propertyNames` that allows only the names it or a schema applied in place
-//! (`$ref`, `allOf`, `anyOf`, `oneOf`) declares — unless one of them has an `additionalProperties`
-//! schema. With that, the two must agree on every call.
+//! (`$ref`, `allOf`, `anyOf`, `oneOf`) declares (`properties`, `required`, `patternProperties`) —
+//! unless one of them has an `additionalProperties` schema, an `enum` or a `const`. With that, the
+//! two must agree on every call.
 
 mod schema_support;
 
@@ -222,6 +223,13 @@ fn declared(schema: &Json, root: &Json, depth: usize, out: &mut (Vec<String>, Ve
     }
     if let Some(Json::Object(props)) = map.get("properties") {
         out.0.extend(props.keys().cloned());
+    }
+    if let Some(Json::Array(names)) = map.get("required") {
+        out.0
+            .extend(names.iter().filter_map(|n| n.as_str().map(str::to_owned)));
+    }
+    if map.contains_key("enum") || map.contains_key("const") {
+        out.2 = true;
     }
     if let Some(Json::Object(patterns)) = map.get("patternProperties") {
         out.1.extend(patterns.keys().cloned());

@@ -1,7 +1,7 @@
 //! agent.yaml and its catalogue as queries: parse, gather the tools of every source, resolve.
 
 use stalwart_agent::{AgentFile, Parse, ToolDecl, ToolEntry};
-use stalwart_db::{Db, SourceFile};
+use stalwart_db::{Db, LoadProblem, SourceFile};
 use stalwart_diagnostics::Diagnostic;
 
 use crate::codes;
@@ -64,15 +64,23 @@ pub fn agent_catalogue(db: &dyn Db, file: SourceFile) -> Catalogue {
                         out.diagnostics.extend(tools.diagnostics.iter().cloned());
                         out.sources.push(source);
                     }
-                    None => out.diagnostics.push(
-                        Diagnostic::error(
-                            codes::MISSING_TOOL_SOURCE,
-                            module.span,
-                            format!("cannot find the Python module `{}`", module.value),
-                        )
-                        .with_label("no such module beside agent.yaml")
-                        .with_note(format!("looked for {}", quote_list(&candidates))),
-                    ),
+                    None => {
+                        let problem = candidates.iter().find_map(|c| {
+                            db.load_problem(file, c)
+                                .filter(|p| !matches!(p, LoadProblem::Missing))
+                                .map(|p| (c, p))
+                        });
+                        out.diagnostics.push(match problem {
+                            Some((path, problem)) => unreadable(path, module.span, &problem),
+                            None => Diagnostic::error(
+                                codes::MISSING_TOOL_SOURCE,
+                                module.span,
+                                format!("cannot find the Python module `{}`", module.value),
+                            )
+                            .with_label("no such module beside agent.yaml")
+                            .with_note(format!("looked for {}", quote_list(&candidates))),
+                        });
+                    }
                 }
             }
             ToolEntry::Catalogue(path) | ToolEntry::Mcp(path) => {
@@ -88,24 +96,66 @@ pub fn agent_catalogue(db: &dyn Db, file: SourceFile) -> Catalogue {
                         out.diagnostics.extend(tools.diagnostics.iter().cloned());
                         out.sources.push(source);
                     }
-                    None => out.diagnostics.push(
-                        Diagnostic::error(
-                            codes::MISSING_TOOL_SOURCE,
-                            path.span,
-                            format!(
-                                "cannot find the {} `{}`",
-                                if is_mcp { "MCP answer" } else { "catalogue" },
-                                path.value
-                            ),
-                        )
-                        .with_label("no such file beside agent.yaml"),
-                    ),
+                    None => out
+                        .diagnostics
+                        .push(match db.load_problem(file, &path.value) {
+                            Some(problem) if !matches!(problem, LoadProblem::Missing) => {
+                                unreadable(&path.value, path.span, &problem)
+                            }
+                            _ => Diagnostic::error(
+                                codes::MISSING_TOOL_SOURCE,
+                                path.span,
+                                format!(
+                                    "cannot find the {} `{}`",
+                                    if is_mcp { "MCP answer" } else { "catalogue" },
+                                    path.value
+                                ),
+                            )
+                            .with_label("no such file beside agent.yaml"),
+                        }),
                 }
             }
         }
     }
     stalwart_agent::apply_overrides(&mut out.tools, &parsed.value.overrides);
     out
+}
+
+/// A file agent.yaml names that exists but cannot be read as text, at the name in agent.yaml.
+fn unreadable(path: &str, at: stalwart_diagnostics::Span, problem: &LoadProblem) -> Diagnostic {
+    let code = problem.code().unwrap_or(codes::UNREADABLE_SOURCE);
+    Diagnostic::error(code, at, problem.message(path))
+        .with_label("named here")
+        .with_help(problem.help())
+}
+
+/// The warning for a file read without its byte-order mark.
+fn byte_order_mark(db: &dyn Db, file: SourceFile) -> Diagnostic {
+    Diagnostic::warning(
+        stalwart_db::BYTE_ORDER_MARK,
+        stalwart_diagnostics::Span::new(file.id(db), 0, 0),
+        format!(
+            "`{}` starts with a byte-order mark: it is read without it",
+            file.name(db)
+        ),
+    )
+    .with_label("a byte-order mark was here")
+    .with_help("save the file as UTF-8 without a byte-order mark")
+}
+
+/// Whether a diagnostic says a name does not resolve: a consequence when the file that should
+/// have declared the name could not be read.
+fn is_consequence(d: &Diagnostic) -> bool {
+    matches!(
+        d.code.slug,
+        "unknown-tool"
+            | "unknown-tool-reference"
+            | "unknown-override"
+            | "unknown-route"
+            | "unknown-bind-argument"
+            | "unknown-bind-field"
+            | "rulebook-unknown-tool"
+    )
 }
 
 /// Everything known about an agent description once its names are resolved.
@@ -180,8 +230,48 @@ pub fn analyze_agent(db: &dyn Db, file: SourceFile) -> AgentAnalysis {
             ),
         }
     }
+    for source in std::iter::once(file)
+        .chain(catalogue.sources.iter().copied())
+        .chain(agent_rulebook(db, file))
+    {
+        if db.had_bom(source) {
+            diagnostics.push(byte_order_mark(db, source));
+        }
+    }
+    if let Some(rulebook) = agent_rulebook(db, file)
+        && rulebook
+            .text(db)
+            .lines()
+            .all(|l| l.trim().is_empty() || l.trim().starts_with('#'))
+    {
+        diagnostics.push(
+            Diagnostic::warning(
+                codes::EMPTY_RULEBOOK,
+                stalwart_diagnostics::Span::new(rulebook.id(db), 0, 0),
+                format!(
+                    "the rulebook `{}` is empty: it governs no tool",
+                    rulebook.name(db)
+                ),
+            )
+            .with_label("nothing but blank lines and comments")
+            .with_note("a tool no rulebook governs passes the gate"),
+        );
+    }
     stalwart_diagnostics::sort(&mut diagnostics);
     diagnostics.dedup();
+    // A name that does not resolve because the file that declares it has errors follows those
+    // errors: the cause is read first.
+    let agent_id = file.id(db);
+    let source_failed = diagnostics
+        .iter()
+        .any(|d| d.is_error() && !is_consequence(d) && d.primary.span.file != agent_id)
+        || catalogue.diagnostics.iter().any(Diagnostic::is_error);
+    if source_failed {
+        let (consequences, causes): (Vec<_>, Vec<_>) =
+            diagnostics.into_iter().partition(is_consequence);
+        diagnostics = causes;
+        diagnostics.extend(consequences);
+    }
     AgentAnalysis { diagnostics }
 }
 

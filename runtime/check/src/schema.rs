@@ -4,12 +4,13 @@
 //!
 //! **Undeclared members.** In a call's arguments one rule holds at every level, the root and
 //! every nested object alike: a member is refused (rule `additionalProperties`) unless the
-//! object's schema declares it — by `properties`, by a `patternProperties` pattern that finds its
-//! name, or by an `additionalProperties` *schema* (`{}` included) — counting the schemas applied
-//! to the same value in place (`$ref`, `allOf`, `anyOf`, `oneOf`: a member any of them declares
-//! is declared). `additionalProperties: true`, or no `additionalProperties`, declares nothing:
-//! a member the author did not name may carry what the guard cannot see. With no schema at all
-//! every argument is undeclared. A reported result keeps plain JSON Schema semantics (a tool may
+//! object's schema declares it — names it in `properties` or `required`, has a
+//! `patternProperties` pattern that finds its name, gives `additionalProperties` a *schema* (`{}`
+//! included: the author said what the other members are), or lists the whole value (`enum`,
+//! `const`) — counting the schemas applied to the same value in place (`$ref`, `allOf`, `anyOf`,
+//! `oneOf`: a member any of them declares is declared). `additionalProperties: true`, or no
+//! `additionalProperties`, declares nothing: a member the author did not name may carry what the
+//! guard cannot see. With no schema at all every argument is undeclared. A reported result keeps plain JSON Schema semantics (a tool may
 //! return more than it declares). `additionalProperties: false` and a schema for it act as JSON
 //! Schema says, in both.
 //!
@@ -443,7 +444,10 @@ impl<'r> Eval<'_, 'r> {
             return Err("schema");
         };
         if declared(node, name).is_some()
+            || node.required.iter().any(|r| r.as_str() == name)
             || matches!(node.additional, ArchivedAdditional::Schema(_))
+            || node.has_enum
+            || node.constant.is_some()
             || self.pattern_finds(idx, node, name)?
         {
             return Ok(true);

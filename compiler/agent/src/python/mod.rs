@@ -180,13 +180,17 @@ fn read_tree(
     }
     let aliases = tool_aliases(src, &statements);
     let classes = Classes::find(src, &statements);
+    let module = Module {
+        aliases: &aliases,
+        classes: &classes,
+        constants: constants(src, &statements),
+    };
 
     let mut tools = Vec::new();
     for statement in &statements {
         match statement.kind() {
             "decorated_definition" => {
-                if let Some(tool) = read_decorated(src, *statement, &aliases, &classes, diagnostics)
-                {
+                if let Some(tool) = read_decorated(src, *statement, &module, diagnostics) {
                     tools.push(tool);
                 }
             }
@@ -288,13 +292,57 @@ fn decorators(statement: TsNode<'_>) -> Vec<TsNode<'_>> {
         .collect()
 }
 
+/// What the whole module says that a tool's reading needs.
+struct Module<'m, 't> {
+    aliases: &'m [String],
+    classes: &'m Classes<'t>,
+    /// Names bound once, at the module's top level, to a literal (`DESCRIPTION = "..."`).
+    constants: Vec<(String, TsNode<'t>)>,
+}
+
+/// The module-level names bound exactly once to a literal, with the literal's node.
+fn constants<'t>(src: Source<'_>, statements: &[TsNode<'t>]) -> Vec<(String, TsNode<'t>)> {
+    let mut found: Vec<(String, Option<TsNode<'t>>)> = Vec::new();
+    for statement in statements
+        .iter()
+        .filter(|s| s.kind() == "expression_statement")
+    {
+        let Some(assignment) = children(*statement)
+            .into_iter()
+            .next()
+            .filter(|a| a.kind() == "assignment")
+        else {
+            continue;
+        };
+        let (Some(left), Some(right)) = (
+            assignment.child_by_field_name("left"),
+            assignment.child_by_field_name("right"),
+        ) else {
+            continue;
+        };
+        if left.kind() != "identifier" {
+            continue;
+        }
+        let name = src.text_of(left).to_string();
+        let value = literal::literal_value(src, right).map(|_| right);
+        match found.iter_mut().find(|(n, _)| *n == name) {
+            Some(entry) => entry.1 = None,
+            None => found.push((name, value)),
+        }
+    }
+    found
+        .into_iter()
+        .filter_map(|(n, v)| Some((n, v?)))
+        .collect()
+}
+
 fn read_decorated<'t>(
     src: Source<'_>,
     statement: TsNode<'t>,
-    aliases: &[String],
-    classes: &Classes<'t>,
+    module: &Module<'_, 't>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Option<FoundTool> {
+    let (aliases, classes) = (module.aliases, module.classes);
     let tool_decorators: Vec<(TsNode<'t>, Option<TsNode<'t>>)> = decorators(statement)
         .into_iter()
         .filter_map(|d| tool_decorator(src, d, aliases).map(|args| (d, args)))
@@ -325,7 +373,14 @@ fn read_decorated<'t>(
     let mut name = Spanned::new(src.text_of(name_node).to_string(), src.span(name_node));
     let ctx = format!("tool `{}`: ", name.value);
     let decorator_span = src.span(children(first).into_iter().next().unwrap_or(first));
-    let read = keywords(src, args, decorator_span, &ctx, diagnostics);
+    let read = keywords(
+        src,
+        args,
+        decorator_span,
+        &ctx,
+        &module.constants,
+        diagnostics,
+    );
     if let Some(renamed) = read.renamed {
         name = renamed;
     }
@@ -465,6 +520,7 @@ fn keywords<'t>(
     args: Option<TsNode<'t>>,
     bare_span: Span,
     ctx: &str,
+    constants: &[(String, TsNode<'t>)],
     diagnostics: &mut Vec<Diagnostic>,
 ) -> DecoratorArgs<'t> {
     let mut out = DecoratorArgs {
@@ -539,6 +595,14 @@ fn keywords<'t>(
             name if FRAMEWORK_KEYWORDS.contains(&name) => continue,
             _ => {}
         }
+        // A name the module binds once to a literal reads as that literal.
+        let value_node = match value_node.kind() {
+            "identifier" => constants
+                .iter()
+                .find(|(n, _)| n == src.text_of(value_node))
+                .map_or(value_node, |(_, literal)| *literal),
+            _ => value_node,
+        };
         let place = Place {
             ctx,
             key: &key.name,

@@ -589,6 +589,20 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn json_surrogate_pairs_read_as_one_character_and_keep_spans() {
+        let text = r#"{"d": "\ud83c\udf1f star", "e": "x\\ud83c"}"#;
+        let parsed = crate::yaml::to_node(FileId(0), text);
+        assert_eq!(parsed.diagnostics, vec![]);
+        let node = parsed.value.unwrap();
+        assert_eq!(
+            node.to_json(),
+            json!({"d": "\u{1F31F} star", "e": "x\\ud83c"})
+        );
+        let e = node.get("e").unwrap();
+        assert_eq!(&text[e.span.range()], r#""x\\ud83c""#);
+    }
+
+    #[test]
     fn durations_read_every_unit() {
         assert_eq!(parse_duration("30m"), Ok(1800));
         assert_eq!(parse_duration("12h"), Ok(43_200));
