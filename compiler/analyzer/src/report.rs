@@ -257,6 +257,11 @@ fn location(file: &str, line: u32, message: Option<&str>) -> Value {
     loc
 }
 
+/// Where the rule pages (`docs/rules/<rule>.md` in the repository) are published: the site that
+/// serves `docs/` (the published JSON Schemas' `$id`s name the same site). SARIF wants `helpUri`
+/// absolute, so a code-scanning viewer can open the page.
+pub const RULE_PAGES: &str = "https://stalwart.dev/rules/";
+
 /// The SARIF 2.1.0 log: every rule with its `security-severity`, every finding as a result, and
 /// one code flow (one thread flow) per witness.
 pub fn sarif(proof: &Proof) -> Value {
@@ -267,7 +272,7 @@ pub fn sarif(proof: &Proof) -> Value {
                 "id": r.id,
                 "name": r.title.replace(' ', ""),
                 "shortDescription": {"text": r.title},
-                "helpUri": format!("docs/rules/{}.md", r.id),
+                "helpUri": format!("{RULE_PAGES}{}.md", r.id),
                 "properties": {
                     "security-severity": format!("{:.1}", r.security_severity),
                     "tags": r.owasp,

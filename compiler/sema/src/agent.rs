@@ -183,10 +183,16 @@ pub fn analyze_agent(db: &dyn Db, file: SourceFile) -> AgentAnalysis {
         );
     }
     let resolved = stalwart_agent::resolve_agent(&parsed.value, &catalogue.tools);
-    let source_missing = catalogue
-        .diagnostics
-        .iter()
-        .any(|d| d.code == codes::MISSING_TOOL_SOURCE);
+    let source_missing = catalogue.diagnostics.iter().any(|d| {
+        d.code == codes::MISSING_TOOL_SOURCE
+            || [
+                stalwart_db::INPUT_IS_A_DIRECTORY,
+                stalwart_db::BINARY_INPUT,
+                stalwart_db::NOT_UTF8,
+                codes::UNREADABLE_SOURCE,
+            ]
+            .contains(&d.code)
+    });
     // A tool source that cannot be found leaves its tools undeclared: naming each of them again
     // would only repeat the one error that matters.
     diagnostics.extend(resolved.into_iter().filter(|d| {

@@ -374,8 +374,13 @@ fn decide(
         GateVerdict::Refuse { reason, flow } => {
             return Check::refuse(reason).with("flow", Value::String(flow));
         }
-        GateVerdict::NoFlow { flows } => {
-            return Check::refuse("no_flow").with("flows", json!(flows));
+        GateVerdict::NoFlow { flows, intents } => {
+            let check = Check::refuse("no_flow").with("flows", json!(flows));
+            return if intents.is_empty() {
+                check
+            } else {
+                check.with("intents", json!(intents))
+            };
         }
         GateVerdict::Ask { question, flow } => clarify = Some((question, flow)),
     }
