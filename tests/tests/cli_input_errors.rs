@@ -8,9 +8,11 @@ use std::path::Path;
 use serde_json::Value;
 use stalwart_tests::run;
 
-/// The diagnostics `stalwart compile agent.yaml --format json` prints, as
-/// `(code, file, line, column, message)`, and its exit code.
-fn compile(dir: &Path) -> (Vec<(String, String, u64, u64, String)>, Option<i32>) {
+/// One diagnostic as `(code, file, line, column, message)`.
+type Found = (String, String, u64, u64, String);
+
+/// The diagnostics `stalwart compile agent.yaml --format json` prints, and its exit code.
+fn compile(dir: &Path) -> (Vec<Found>, Option<i32>) {
     let out = run(dir, &["compile", "agent.yaml", "--format", "json"]);
     let text = String::from_utf8_lossy(&out.stdout);
     let found = text
@@ -41,7 +43,7 @@ fn write(dir: &Path, name: &str, bytes: &[u8]) {
 const AGENT: &str = "agents:\n  desk:\n    tools: [lookup]\ntools:\n  - mcp: servers/tools.json\n";
 const ANSWER: &str = r#"{"tools": [{"name": "lookup", "inputSchema": {"type": "object"}}]}"#;
 
-fn one(found: &[(String, String, u64, u64, String)]) -> (&str, u64, u64, &str) {
+fn one(found: &[Found]) -> (&str, u64, u64, &str) {
     assert_eq!(found.len(), 1, "{found:#?}");
     let (code, _, line, column, message) = &found[0];
     (code.as_str(), *line, *column, message.as_str())

@@ -93,7 +93,7 @@ fn surrogate_pairs(text: &str) -> Option<(String, Vec<u32>)> {
     let mut i = 0usize;
     let to_u32 = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
     while i < text.len() {
-        let pair = if bytes.get(i) == Some(&b'\\') && backslashes % 2 == 0 {
+        let pair = if bytes.get(i) == Some(&b'\\') && backslashes.is_multiple_of(2) {
             match (
                 bytes.get(i + 1),
                 hex(i + 2),

@@ -5,6 +5,7 @@
 #![allow(
     clippy::unwrap_used,
     clippy::indexing_slicing,
+    clippy::string_slice,
     clippy::panic,
     reason = "test code: a failure is a test failure"
 )]

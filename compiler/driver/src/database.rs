@@ -240,7 +240,7 @@ impl Database {
     pub fn open(
         loader: Arc<dyn FileLoader>,
         path: &Path,
-    ) -> Result<(Self, SourceFile), Unreadable> {
+    ) -> Result<(Self, SourceFile), Box<Unreadable>> {
         let root = path.parent().map(Path::to_path_buf).unwrap_or_default();
         let db = Self::new(loader.clone(), root);
         match db.load(path) {
@@ -252,7 +252,7 @@ impl Database {
                     .ok()
                     .and_then(|r| r.problems.get(&normalize(path)).cloned())
                     .unwrap_or(LoadProblem::Missing);
-                Err(unreadable(loader.as_ref(), path, &problem))
+                Err(Box::new(unreadable(loader.as_ref(), path, &problem)))
             }
         }
     }
