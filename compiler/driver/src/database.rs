@@ -152,9 +152,13 @@ pub fn unreadable(loader: &dyn FileLoader, path: &Path, problem: &LoadProblem) -
         LoadProblem::NotUtf8 { .. } => "the first byte that is not UTF-8",
         _ => "the input",
     };
+    let help = match problem {
+        LoadProblem::Missing => "check the path: it is relative to the current folder",
+        other => other.help(),
+    };
     let diagnostic = Diagnostic::error(code, span, problem.message(&name))
         .with_label(label)
-        .with_help(problem.help());
+        .with_help(help);
     Unreadable { diagnostic, files }
 }
 

@@ -236,11 +236,15 @@ fn read_advisories(loader: &dyn FileLoader, path: Option<&Path>) -> Result<Vec<A
     let Some(path) = path else {
         return Ok(Vec::new());
     };
-    let text = loader.read(path).map_err(|problem| {
-        format!(
-            "cannot read the advisory file: {}",
-            problem.message(&path.display().to_string())
-        )
+    let text = loader.read(path).map_err(|problem| match problem {
+        stalwart_db::LoadProblem::Missing => {
+            format!("cannot read the advisory file `{}`", path.display())
+        }
+        other => format!(
+            "cannot read the advisory file `{}`: {}",
+            path.display(),
+            other.message(&path.display().to_string())
+        ),
     })?;
     stalwart_analyzer::rulebook::parse_advisories(&text.text)
         .map_err(|e| format!("the advisory file `{}` is not valid: {e}", path.display()))

@@ -2,18 +2,25 @@
 //!
 //! A tool is a module-level function (`def` or `async def`) with a tool decorator. These
 //! spellings count: `@tool`, `@tool(...)`, `@<anything>.tool`, `@<anything>.tool(...)` (so
-//! `@stalwart_agents.tool(...)` and `@mcp.tool()`), and any name `tool` is imported as
-//! (`from stalwart_agents import tool as declare` makes `@declare(...)` count). A tool decorator on
-//! a method, a class or a nested function is reported and not read; a second one on the same
-//! function is reported and ignored.
+//! `@stalwart_agents.tool(...)`, LangChain's and CrewAI's `@tool(...)` and the MCP SDK's
+//! `@mcp.tool()`), and any name `tool` is imported as (`from stalwart_agents import tool as
+//! declare` makes `@declare(...)` count). A tool decorator on a method, a class or a nested
+//! function is reported and not read; a second one on the same function is reported and ignored.
+//! LangChain's and CrewAI's `BaseTool` subclasses and `StructuredTool.from_function(...)` are tools
+//! too (`class_tool`).
 //!
-//! For each tool: the name is the function's (or the decorator's `name="..."`); the decorator's
+//! For each tool: the name is the function's (or the decorator's `name="..."`, or its first
+//! argument when that is a string, as LangChain, CrewAI and the MCP SDK write it); the decorator's
 //! keyword arguments are the declaration of DESIGN §2.2, read as literals into a [`Node`] mapping
-//! and handed to [`declaration::tool_from_node`]; `description`, `arguments` and `result` come from
-//! the docstring and the type hints (see [`schema`]) unless the decorator gives them. Parameters:
-//! one without a default is required, a default makes it optional (recorded as `default` when it
-//! is a literal); `*args` and `**kwargs` are skipped with a warning (undeclared arguments are refused
-//! anyway); `self` is not special, since methods are not read. A syntax error is reported where
+//! and handed to [`declaration::tool_from_node`], except the frameworks' own: `args_schema=Model`
+//! gives the arguments, `annotations=` the MCP hints, and the rest (`return_direct`, `title`, …)
+//! are passed over. A keyword's value may be a name the module binds once to a literal.
+//! `description`, `arguments` and `result` come from the docstring and the type hints (see
+//! [`schema`]) unless the decorator gives them. Parameters: one without a default is required, a
+//! default makes it optional (recorded as `default` when it is a literal; `Field(...)` says more);
+//! parameters the framework fills in (`self`, `run_manager`, `config: RunnableConfig`,
+//! `ctx: Context`, `InjectedToolArg`) are left out; `*args` and `**kwargs` are skipped with a
+//! warning (undeclared arguments are refused anyway). A syntax error is reported where
 //! tree-sitter found it, and the tools the rest of the module declares are still read.
 
 mod class_tool;
