@@ -173,6 +173,9 @@ pub fn compile_rules(loader: Arc<dyn FileLoader>, paths: &[PathBuf], out: &Path)
             None,
             &Default::default(),
         ));
+        if stalwart_db::Db::had_bom(&db, file) {
+            diagnostics.push(stalwart_sema::agent::byte_order_mark(&db, file));
+        }
         if rulebook_is_empty(file.text(&db)) {
             diagnostics.push(empty_rulebook(file.id(&db), file.name(&db)));
         }

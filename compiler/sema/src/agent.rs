@@ -130,7 +130,7 @@ fn unreadable(path: &str, at: stalwart_diagnostics::Span, problem: &LoadProblem)
 }
 
 /// The warning for a file read without its byte-order mark.
-fn byte_order_mark(db: &dyn Db, file: SourceFile) -> Diagnostic {
+pub fn byte_order_mark(db: &dyn Db, file: SourceFile) -> Diagnostic {
     Diagnostic::warning(
         stalwart_db::BYTE_ORDER_MARK,
         stalwart_diagnostics::Span::new(file.id(db), 0, 0),
