@@ -332,7 +332,8 @@ fn compile_rules(rulebook: PathBuf, out: Option<PathBuf>, format: Format) -> u8 
             .join(".stalwart")
             .join("rules")
     });
-    let outcome = stalwart_driver::compile_rules(Arc::new(DiskLoader), &rulebook, &out);
+    let outcome =
+        stalwart_driver::compile_rules(Arc::new(DiskLoader), std::slice::from_ref(&rulebook), &out);
     if let Some(message) = &outcome.fatal {
         render::fatal(message);
         return 2;

@@ -3,8 +3,10 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use stalwart_db::SourceFile;
 use stalwart_diagnostics::{Diagnostic, Files, Span};
 use stalwart_record::{RecordBody, RecordKind, Source, SourceSpan, Tool};
+use stalwart_sema::model::RulebookSet;
 use stalwart_sema::{RulebookModule, parse_rulebook};
 use stalwart_syntax::Dialect;
 
@@ -61,31 +63,91 @@ pub fn inspect_rules(
     Ok(out)
 }
 
-/// Compiles a rulebook file on its own into a record folder: one entry per governed tool,
-/// carrying its gate (the catalogue joins it when an agent is compiled).
-pub fn compile_rules(loader: Arc<dyn FileLoader>, path: &Path, out: &Path) -> CompileOutcome {
-    let Some((db, file)) = Database::open(loader, path) else {
-        return CompileOutcome {
-            diagnostics: Vec::new(),
-            files: Files::new(),
-            written: None,
-            fatal: Some(format!("cannot read `{}`", path.display())),
-        };
+/// The rulebook the paths name, loaded into `db`: one folder (a NeMo config: its `.co` and YAML
+/// files at any depth, but under `kb/`), or one or more files (with the `config.yml` or
+/// `config.yaml` beside the first, if there is one). `None` when a path cannot be read.
+pub fn load_rulebook<'db>(
+    db: &'db Database,
+    loader: &dyn FileLoader,
+    paths: &[PathBuf],
+) -> Result<RulebookSet<'db>, String> {
+    if let [one] = paths
+        && let Some(listed) = loader.list_tree(one)
+    {
+        let mut files = Vec::new();
+        let mut configs = Vec::new();
+        for rel in listed {
+            if rel.starts_with("kb/") {
+                continue;
+            }
+            let path = one.join(&rel);
+            if rel.ends_with(".co") {
+                files.push(db.load(&path).ok_or_else(|| unreadable(&path))?);
+            } else if rel.ends_with(".yml") || rel.ends_with(".yaml") {
+                configs.push(db.load(&path).ok_or_else(|| unreadable(&path))?);
+            }
+        }
+        return Ok(RulebookSet::new(db, files, configs, true));
+    }
+    let mut files = Vec::new();
+    for path in paths {
+        files.push(db.load(path).ok_or_else(|| unreadable(path))?);
+    }
+    let dir = paths
+        .first()
+        .and_then(|p| p.parent())
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    let configs: Vec<SourceFile> = ["config.yml", "config.yaml"]
+        .iter()
+        .map(|n| dir.join(n))
+        .find(|p| loader.read(p).is_some())
+        .and_then(|p| db.load(&p))
+        .into_iter()
+        .collect();
+    Ok(RulebookSet::new(db, files, configs, false))
+}
+
+fn unreadable(path: &Path) -> String {
+    format!("cannot read `{}`", path.display())
+}
+
+/// Compiles a rulebook on its own (a file, several files, or a NeMo config folder) into a record
+/// folder: one entry per governed tool, carrying its gate (the catalogue joins it when an agent
+/// is compiled).
+pub fn compile_rules(loader: Arc<dyn FileLoader>, paths: &[PathBuf], out: &Path) -> CompileOutcome {
+    let root = paths
+        .first()
+        .map(|p| {
+            if loader.list_tree(p).is_some() {
+                p.clone()
+            } else {
+                p.parent().map(Path::to_path_buf).unwrap_or_default()
+            }
+        })
+        .unwrap_or_default();
+    let db = Database::new(loader.clone(), root);
+    let set = match load_rulebook(&db, loader.as_ref(), paths) {
+        Ok(set) => set,
+        Err(message) => {
+            return CompileOutcome {
+                diagnostics: Vec::new(),
+                files: Files::new(),
+                written: None,
+                fatal: Some(message),
+            };
+        }
     };
-    let parsed = parse_rulebook(&db, file);
-    let mut diagnostics = parsed.diagnostics.clone();
-    diagnostics.extend(stalwart_sema::rulebook::check_rulebook(
+    let model = stalwart_sema::model::rulebook_model(&db, set);
+    let mut diagnostics = model.diagnostics.clone();
+    diagnostics.extend(stalwart_sema::rulebook::check_rulebook_set(
         &db,
-        file,
+        set,
         None,
         &Default::default(),
     ));
-    let gates = match &parsed.module {
-        RulebookModule::V1(module) => stalwart_lower::gate::lower_v1(module),
-        RulebookModule::V2(module) => stalwart_lower::gate_v2::lower_v2(module, file.text(&db)),
-        RulebookModule::Sheet(sheet) => stalwart_lower::gate_sheet::lower_sheet(sheet),
-    };
-    diagnostics.extend(gates.diagnostics.iter().cloned());
+    let (gates, warnings) = stalwart_sema::model::gates_for(model, None);
+    diagnostics.extend(warnings);
     if diagnostics.iter().any(Diagnostic::is_error) {
         stalwart_diagnostics::sort(&mut diagnostics);
         return CompileOutcome {
@@ -95,13 +157,21 @@ pub fn compile_rules(loader: Arc<dyn FileLoader>, path: &Path, out: &Path) -> Co
             fatal: None,
         };
     }
-    let text = file.text(&db).clone();
+    let all: Vec<SourceFile> = set
+        .configs(&db)
+        .iter()
+        .chain(set.files(&db).iter())
+        .copied()
+        .collect();
     let mut body = RecordBody {
         kind: RecordKind::Rulebook,
-        sources: vec![Source {
-            path: file.path(&db).clone(),
-            digest: blake3::hash(text.as_bytes()).to_hex().to_string(),
-        }],
+        sources: all
+            .iter()
+            .map(|f| Source {
+                path: f.path(&db).clone(),
+                digest: blake3::hash(f.text(&db).as_bytes()).to_hex().to_string(),
+            })
+            .collect(),
         ..Default::default()
     };
     for tool in gates.governing.keys() {
@@ -110,22 +180,20 @@ pub fn compile_rules(loader: Arc<dyn FileLoader>, path: &Path, out: &Path) -> Co
             ..Default::default()
         });
     }
-    if let RulebookModule::V1(module) = &parsed.module {
-        body.intents = intents(module);
-    }
-    let line = |offset: u32| {
-        text.as_bytes()
-            .iter()
-            .take(offset as usize)
-            .filter(|&&b| b == b'\n')
-            .count() as u32
-            + 1
-    };
-    let span_of = |s: Span| SourceSpan {
-        source: 0,
-        start: s.start,
-        end: s.end,
-        line: line(s.start),
+    let mut intents: Vec<String> = model.intents.iter().map(|(n, _)| n.clone()).collect();
+    intents.sort();
+    intents.dedup();
+    body.intents = intents;
+    let span_of = |s: Span| {
+        let at = all.iter().position(|f| f.id(&db) == s.file);
+        SourceSpan {
+            source: at.unwrap_or(0) as u32,
+            start: s.start,
+            end: s.end,
+            line: at
+                .and_then(|i| all.get(i))
+                .map_or(0, |f| stalwart_db::line_of(&db, *f, s.start)),
+        }
     };
     diagnostics.extend(stalwart_lower::gate::attach(&mut body, &gates, &span_of));
     match write_record_body(&body, out) {
@@ -136,11 +204,11 @@ pub fn compile_rules(loader: Arc<dyn FileLoader>, path: &Path, out: &Path) -> Co
             fatal: None,
         },
         Err(e) => {
-            diagnostics.push(Diagnostic::error(
-                UNREADABLE_INPUT,
-                Span::new(file.id(&db), 0, 0),
-                e,
-            ));
+            let at = all
+                .first()
+                .map(|f| Span::new(f.id(&db), 0, 0))
+                .unwrap_or(Span::new(stalwart_diagnostics::FileId(0), 0, 0));
+            diagnostics.push(Diagnostic::error(UNREADABLE_INPUT, at, e));
             CompileOutcome {
                 diagnostics,
                 files: db.files(),
@@ -149,20 +217,6 @@ pub fn compile_rules(loader: Arc<dyn FileLoader>, path: &Path, out: &Path) -> Co
             }
         }
     }
-}
-
-fn intents(module: &stalwart_syntax::v1::ast::Module) -> Vec<String> {
-    let mut names: Vec<String> = module
-        .items
-        .iter()
-        .filter_map(|i| match i {
-            stalwart_syntax::v1::ast::Item::User(u) => Some(u.name.text.to_string()),
-            _ => None,
-        })
-        .collect();
-    names.sort();
-    names.dedup();
-    names
 }
 
 /// A rule sheet's facts: its rows as written, and its default.

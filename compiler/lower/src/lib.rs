@@ -7,8 +7,6 @@
 pub mod agent;
 pub mod codes;
 pub mod gate;
-pub mod gate_sheet;
-pub mod gate_v2;
 pub mod query;
 pub mod schema;
 pub mod value;

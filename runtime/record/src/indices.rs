@@ -269,7 +269,23 @@ impl Lens {
 
     fn expr(&self, expr: &ArchivedExpr) -> Checked {
         match expr {
-            ArchivedExpr::Fact(_) | ArchivedExpr::Arg(_) => Ok(()),
+            ArchivedExpr::Fact(_)
+            | ArchivedExpr::Arg(_)
+            | ArchivedExpr::Result(_)
+            | ArchivedExpr::Unknown => Ok(()),
+            ArchivedExpr::Member { base, .. } => self.field(Arena::Exprs, base, "member"),
+            ArchivedExpr::IsNone(i) => self.field(Arena::Exprs, i, "is_none"),
+            ArchivedExpr::In { item, collection } => {
+                self.field(Arena::Exprs, item, "in.item")?;
+                self.field(Arena::Exprs, collection, "in.collection")
+            }
+            ArchivedExpr::List(items) | ArchivedExpr::Call { args: items, .. } => {
+                each(items, "list", |i| self.index(Arena::Exprs, i))
+            }
+            ArchivedExpr::Method { receiver, args, .. } => {
+                self.field(Arena::Exprs, receiver, "method.receiver")?;
+                each(args, "method.args", |i| self.index(Arena::Exprs, i))
+            }
             ArchivedExpr::Literal(i) => self.field(Arena::Values, i, "literal"),
             ArchivedExpr::Not(i) => self.field(Arena::Exprs, i, "not"),
             ArchivedExpr::And(left, right) => {

@@ -527,6 +527,67 @@ pub enum Expr {
         left: ExprIdx,
         right: ExprIdx,
     },
+    /// `base.field`: a member of an object (null when there is none).
+    Member {
+        base: ExprIdx,
+        field: String,
+    },
+    /// `[a, b, …]`.
+    List(Vec<ExprIdx>),
+    /// `item in collection`: an item of a list, a key of an object, or a substring of a string.
+    In {
+        item: ExprIdx,
+        collection: ExprIdx,
+    },
+    /// `e is None`.
+    IsNone(ExprIdx),
+    /// A function of the condition language.
+    Call {
+        func: Func,
+        args: Vec<ExprIdx>,
+    },
+    /// A method of a string.
+    Method {
+        method: StrMethod,
+        receiver: ExprIdx,
+        args: Vec<ExprIdx>,
+    },
+    /// What the latest call of the tool that ran in the session reported as its result (a
+    /// variable the flow set with `$x = execute <tool>`); null until one did.
+    Result(String),
+    /// Something the check never has (the person's or the bot's message text, a model's answer,
+    /// an action outside the catalogue): the path is possibly taken. A refusal or a question on
+    /// such a path applies; a call on it never passes the gate.
+    Unknown,
+}
+
+/// The functions of the condition language.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[derive(Archive, Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[rkyv(derive(Debug, PartialEq, Eq), compare(PartialEq))]
+pub enum Func {
+    /// `len(x)`: characters of a string, items of a list, members of an object.
+    Len,
+    IsStr,
+    IsInt,
+    IsFloat,
+    IsBool,
+    /// `str(x)`, `int(x)`, `float(x)`.
+    Str,
+    Int,
+    Float,
+}
+
+/// The string methods of the condition language.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[derive(Archive, Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[rkyv(derive(Debug, PartialEq, Eq), compare(PartialEq))]
+pub enum StrMethod {
+    Lower,
+    Upper,
+    Strip,
+    StartsWith,
+    EndsWith,
 }
 
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]

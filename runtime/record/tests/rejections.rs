@@ -89,25 +89,25 @@ fn wrong_magic() {
 #[test]
 fn wrong_version() {
     let mut bytes = encoded();
-    bytes[8..12].copy_from_slice(&2u32.to_le_bytes());
+    bytes[8..12].copy_from_slice(&1u32.to_le_bytes());
     let error = load_error(&bytes);
     assert!(matches!(
         error,
         LoadError::UnsupportedVersion {
-            found: 2,
-            supported: 1
+            found: 1,
+            supported: 2
         }
     ));
     assert_eq!(
         error.to_string(),
-        "unsupported record format version 2: this runtime reads version 1; \
+        "unsupported record format version 1: this runtime reads version 2; \
          compile the record again with a matching compiler"
     );
     // The version is checked before the length.
     let error = load_error(&bytes[..HEADER_LEN]);
     assert!(matches!(
         error,
-        LoadError::UnsupportedVersion { found: 2, .. }
+        LoadError::UnsupportedVersion { found: 1, .. }
     ));
 }
 
@@ -239,9 +239,9 @@ fn index_out_of_range_in_every_field() {
             "`tools[2].checks[1].operand.from.tool` refers to tool 5, but the record has 4 tools",
         ),
         (
-            |b| b.tools[2].gate.paths[1].condition = Some(12),
-            "`tools[2].gate.paths[1].condition` refers to expression 12, \
-             but the record has 12 expressions",
+            |b| b.tools[2].gate.paths[1].condition = Some(20),
+            "`tools[2].gate.paths[1].condition` refers to expression 20, \
+             but the record has 20 expressions",
         ),
         (
             |b| b.tools[2].gate.paths[2].span.source = 2,
@@ -316,26 +316,58 @@ fn index_out_of_range_in_every_field() {
             "`exprs[2].literal` refers to value 7, but the record has 7 values",
         ),
         (
-            |b| b.exprs[4] = Expr::Not(12),
-            "`exprs[4].not` refers to expression 12, but the record has 12 expressions",
+            |b| b.exprs[4] = Expr::Not(20),
+            "`exprs[4].not` refers to expression 20, but the record has 20 expressions",
         ),
         (
-            |b| b.exprs[5] = Expr::And(3, 12),
-            "`exprs[5].and[1]` refers to expression 12, but the record has 12 expressions",
+            |b| b.exprs[5] = Expr::And(3, 20),
+            "`exprs[5].and[1]` refers to expression 20, but the record has 20 expressions",
         ),
         (
-            |b| b.exprs[6] = Expr::Or(12, 0),
-            "`exprs[6].or[0]` refers to expression 12, but the record has 12 expressions",
+            |b| b.exprs[6] = Expr::Or(20, 0),
+            "`exprs[6].or[0]` refers to expression 20, but the record has 20 expressions",
+        ),
+        (
+            |b| {
+                b.exprs[12] = Expr::Member {
+                    base: 21,
+                    field: "x".into(),
+                }
+            },
+            "`exprs[12].member` refers to expression 21, but the record has 20 expressions",
+        ),
+        (
+            |b| b.exprs[13] = Expr::List(vec![1, 20]),
+            "`exprs[13].list[1]` refers to expression 20, but the record has 20 expressions",
+        ),
+        (
+            |b| {
+                b.exprs[14] = Expr::In {
+                    item: 1,
+                    collection: 25,
+                }
+            },
+            "`exprs[14].in.collection` refers to expression 25, but the record has 20 expressions",
+        ),
+        (
+            |b| {
+                b.exprs[17] = Expr::Method {
+                    method: StrMethod::Lower,
+                    receiver: 1,
+                    args: vec![30],
+                }
+            },
+            "`exprs[17].method.args[0]` refers to expression 30, but the record has 20 expressions",
         ),
         (
             |b| {
                 b.exprs[3] = Expr::Compare {
                     op: CompareOp::Le,
                     left: 1,
-                    right: 12,
+                    right: 20,
                 }
             },
-            "`exprs[3].compare.right` refers to expression 12, but the record has 12 expressions",
+            "`exprs[3].compare.right` refers to expression 20, but the record has 20 expressions",
         ),
         (
             |b| {
@@ -345,7 +377,7 @@ fn index_out_of_range_in_every_field() {
                     right: 2,
                 }
             },
-            "`exprs[7].compare.left` refers to expression 40, but the record has 12 expressions",
+            "`exprs[7].compare.left` refers to expression 40, but the record has 20 expressions",
         ),
     ];
     for (damage, expected) in cases {

@@ -140,6 +140,28 @@ pub fn rich_body() -> RecordBody {
                 left: 1,
                 right: 2,
             },
+            // 12…
+            Expr::Member {
+                base: 0,
+                field: "is_blocked".into(),
+            },
+            Expr::List(vec![1, 2]),
+            Expr::In {
+                item: 1,
+                collection: 13,
+            },
+            Expr::IsNone(0),
+            Expr::Call {
+                func: Func::Len,
+                args: vec![13],
+            },
+            Expr::Method {
+                method: StrMethod::StartsWith,
+                receiver: 1,
+                args: vec![2],
+            },
+            Expr::Result("get_order".into()),
+            Expr::Unknown,
         ],
     }
 }
@@ -547,7 +569,23 @@ fn follow_indices(body: &ArchivedRecordBody) {
                 expr(left);
                 expr(right);
             }
-            ArchivedExpr::Fact(_) | ArchivedExpr::Arg(_) => {}
+            ArchivedExpr::Member { base, .. } => _ = expr(base),
+            ArchivedExpr::IsNone(i) => _ = expr(i),
+            ArchivedExpr::In { item, collection } => {
+                expr(item);
+                expr(collection);
+            }
+            ArchivedExpr::List(items) | ArchivedExpr::Call { args: items, .. } => {
+                items.iter().for_each(|i| _ = expr(i));
+            }
+            ArchivedExpr::Method { receiver, args, .. } => {
+                expr(receiver);
+                args.iter().for_each(|i| _ = expr(i));
+            }
+            ArchivedExpr::Fact(_)
+            | ArchivedExpr::Arg(_)
+            | ArchivedExpr::Result(_)
+            | ArchivedExpr::Unknown => {}
         }
     }
 }

@@ -11,9 +11,8 @@
 use std::collections::BTreeMap;
 
 use stalwart_diagnostics::{FileId, Span};
-use stalwart_lower::gate::{Action, GateRule};
-use stalwart_lower::gate_sheet::lower_sheet;
-use stalwart_record::GateDefault;
+use stalwart_sema::model::paths::{Action, Default as GateDefault, GateRule};
+use stalwart_sema::model::sheet_gates;
 use stalwart_sema::sheet::parse_sheet;
 
 /// A rule as plain strings: tool, flow, intent, conditions, action, the row's text.
@@ -27,7 +26,7 @@ fn show(
         rule.intent.clone(),
         rule.conditions
             .iter()
-            .map(|c| format!("{}{}", if c.negated { "!" } else { "" }, c.expr.to_sexp()))
+            .map(|(c, negated)| format!("{}{}", if *negated { "!" } else { "" }, c.to_sexp()))
             .collect(),
         rule.action.clone(),
         text[rule.span.range()].to_string(),
@@ -43,7 +42,7 @@ const DESIGN: &str = "rule,tool,when,then,say\n\
 fn design_example_lowers_to_one_rule_a_row() {
     let sheet = parse_sheet(FileId(0), "rules.csv", DESIGN);
     assert_eq!(sheet.diagnostics, vec![]);
-    let gates = lower_sheet(&sheet.value);
+    let gates = sheet_gates_of(&sheet.value);
     let rules: Vec<_> = gates.rules.iter().map(|r| show(DESIGN, r)).collect();
     assert_eq!(
         rules,
@@ -84,7 +83,7 @@ fn design_example_lowers_to_one_rule_a_row() {
     assert_eq!(gates.default, Some(GateDefault::Refuse));
     assert_eq!(gates.diagnostics, vec![]);
     // The condition keeps its span in the file.
-    let cond = &gates.rules[2].conditions[0].expr;
+    let cond = &gates.rules[2].conditions[0].0;
     assert_eq!(cond.span, Span::new(FileId(0), 131, 149));
     assert_eq!(&DESIGN[cond.span.range()], "$args.amount > 500");
 }
@@ -99,7 +98,7 @@ fn yaml_sheet_with_default_allow_and_empty_say() {
     let sheet = parse_sheet(FileId(0), "shop.rules.yaml", text);
     let codes: Vec<&str> = sheet.diagnostics.iter().map(|d| d.code.id).collect();
     assert_eq!(codes, vec!["W1514"]);
-    let gates = lower_sheet(&sheet.value);
+    let gates = sheet_gates_of(&sheet.value);
     let rules: Vec<_> = gates
         .rules
         .iter()
@@ -140,8 +139,14 @@ fn rows_with_errors_are_left_out() {
     let sheet = parse_sheet(FileId(0), "rules.csv", text);
     let codes: Vec<&str> = sheet.diagnostics.iter().map(|d| d.code.id).collect();
     assert_eq!(codes, vec!["E1509", "E1507", "E1209"]);
-    let gates = lower_sheet(&sheet.value);
+    let gates = sheet_gates_of(&sheet.value);
     let flows: Vec<&str> = gates.rules.iter().map(|r| r.flow.as_str()).collect();
     assert_eq!(flows, vec!["good"]);
     assert_eq!(gates.governing["refund_card"], vec!["good".to_string()]);
+}
+
+fn sheet_gates_of(
+    sheet: &stalwart_syntax::sheet::ast::Sheet,
+) -> stalwart_sema::model::paths::Gates {
+    sheet_gates(sheet, &serde_json::json!({}))
 }

@@ -1,28 +1,37 @@
-//! A rule sheet lowered to the gate (DESIGN §2.3, §5.7): each row is one gate path, in file
+//! A rule sheet's rows as gate rules (DESIGN §2.3, §5.7): each row is one gate path, in file
 //! order, so the first row that holds decides, exactly as it does in the sheet.
 //!
 //! A row becomes a [`GateRule`] for its tool, named after its rule, with no intent and its
 //! `when` (if any) as the one condition; `allow` passes, `refuse` refuses with `say` as the
 //! reason (the rule's name when `say` is empty), `ask` asks `say` (the rule's name when empty).
 //! The rules that name a tool govern it. The sheet's default goes to [`Gates::default`]:
-//! `Some(Allow)` passes a call no row holds for; `Some(Refuse)` (written or not) refuses it with
-//! `no_flow`, listing the tool's rules, as a Colang rulebook does. Rows with an error (no tool,
-//! an unknown `then`, a `when` that did not parse) are left out: the parse already reported
-//! them, and the compile stops on errors.
+//! `Allow` passes a call no row holds for; `Refuse` (written or not) refuses it with `no_flow`,
+//! listing the tool's rules, as a Colang rulebook does. Rows with an error (no tool, an unknown
+//! `then`, a `when` that did not parse) are left out: the parse already reported them, and the
+//! compile stops on errors.
 
-use stalwart_record as rec;
+use std::collections::BTreeMap;
+
+use serde_json::Value;
 use stalwart_syntax::sheet::ast::{Sheet, SheetDefault, Then};
 
-use crate::gate::{Action, Cond, GateRule, Gates};
+use super::cond::{Scope, resolve};
+use super::paths::{Action, Default, GateRule, Gates};
 
-/// Lowers a rule sheet.
-pub fn lower_sheet(sheet: &Sheet) -> Gates {
+/// The gate rules of a rule sheet.
+pub fn sheet_gates(sheet: &Sheet, config: &Value) -> Gates {
     let mut gates = Gates {
         default: Some(match sheet.default_decision() {
-            SheetDefault::Allow => rec::GateDefault::Allow,
-            SheetDefault::Refuse => rec::GateDefault::Refuse,
+            SheetDefault::Allow => Default::Allow,
+            SheetDefault::Refuse => Default::Refuse,
         }),
         ..Gates::default()
+    };
+    let bindings = BTreeMap::new();
+    let scope = Scope {
+        bindings: &bindings,
+        config,
+        tools: None,
     };
     for row in &sheet.rows {
         let tool = row.tool.text.trim();
@@ -49,10 +58,7 @@ pub fn lower_sheet(sheet: &Sheet) -> Gates {
             conditions: row
                 .when
                 .iter()
-                .map(|e| Cond {
-                    expr: e.clone(),
-                    negated: false,
-                })
+                .map(|e| (resolve(&scope, e), false))
                 .collect(),
             action,
             span: row.span,
