@@ -478,6 +478,16 @@ impl Session {
         }
     }
 
+    /// Appends entries read from outside (a store's rows, written by another process): like a
+    /// history read from JSON they are verified at the next check, and only they, since what
+    /// was verified of the history before them stays verified.
+    pub fn extend(&mut self, entries: impl IntoIterator<Item = Entry>) {
+        for entry in entries {
+            self.index.push(self.entries.len(), &entry);
+            self.entries.push(entry);
+        }
+    }
+
     /// The history's entries, oldest first.
     pub fn entries(&self) -> &[Entry] {
         &self.entries
