@@ -4,6 +4,7 @@
 pub mod gardener;
 pub mod postgres;
 pub mod scenario;
+pub mod store_fixture;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

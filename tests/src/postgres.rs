@@ -57,11 +57,18 @@ impl Database {
         );
         let mut client = postgres::Client::connect(&server, postgres::NoTls)
             .unwrap_or_else(|e| panic!("cannot reach STALWART_TEST_POSTGRES: {e}"));
-        client
-            .batch_execute(&format!(
-                "DROP DATABASE IF EXISTS {name}; CREATE DATABASE {name}"
-            ))
-            .unwrap_or_else(|e| panic!("cannot make the test database: {e}"));
+        for sql in [
+            format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"),
+            format!("CREATE DATABASE {name}"),
+        ] {
+            client.batch_execute(&sql).unwrap_or_else(|e| {
+                panic!(
+                    "cannot make the test database ({sql}): {}",
+                    e.as_db_error()
+                        .map_or_else(|| e.to_string(), |d| d.message().to_string())
+                )
+            });
+        }
         Some(Self {
             url: with_database(&server, &name),
             name,

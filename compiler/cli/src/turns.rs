@@ -490,7 +490,7 @@ mod tests {
     #[test]
     fn times_print_as_utc_dates() {
         assert_eq!(super::time_text(0), "1970-01-01T00:00:00Z");
-        assert_eq!(super::time_text(1_796_266_645), "2026-12-03T01:37:25Z");
+        assert_eq!(super::time_text(1_796_266_645), "2026-12-03T02:57:25Z");
         assert_eq!(super::time_text(951_782_400), "2000-02-29T00:00:00Z");
     }
 }

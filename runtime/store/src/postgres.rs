@@ -185,9 +185,11 @@ impl Tx for PgTx<'_> {
                     Type::INT4 => row
                         .try_get::<_, Option<i32>>(at)
                         .map(|v| v.map_or(Cell::Null, |n| Cell::Int(i64::from(n)))),
-                    _ => row
+                    Type::TEXT | Type::VARCHAR | Type::NAME | Type::BPCHAR => row
                         .try_get::<_, Option<String>>(at)
                         .map(|v| v.map_or(Cell::Null, Cell::Text)),
+                    // What the store never reads back (`void`, say).
+                    _ => Ok(Cell::Null),
                 };
                 cells.push(cell.map_err(|e| err(&e))?);
             }

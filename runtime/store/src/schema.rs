@@ -113,7 +113,7 @@ pub(crate) fn prepare(db: &mut Db, shown: &str) -> Result<(), TxError<HostError>
     db.transaction(|tx| {
         if postgres {
             // Two processes opening a new database at once: one creates, the other waits.
-            tx.query("SELECT pg_advisory_xact_lock(7406157553)", &[])?;
+            tx.exec("SELECT pg_advisory_xact_lock(7406157553)", &[])?;
         }
         let tables = table_names(tx, postgres)?;
         let version = if tables.iter().any(|t| t == "stalwart_store") {
