@@ -148,6 +148,9 @@ pub fn model_reply(request: &Value) -> Value {
 pub struct Gardener {
     pub logs: PathBuf,
     pub hang: Option<String>,
+    /// Milliseconds each changing tool takes after it has logged its run (so a process killed
+    /// at a random time is often killed between a call's `started` and its `done`).
+    pub slow: u64,
 }
 
 impl Gardener {
@@ -234,6 +237,9 @@ impl Gardener {
             "send_email" => Ok(Value::String("sent".into())),
             other => Err(format!("no tool `{other}`")),
         };
+        if self.slow > 0 && tool != "read_note" {
+            std::thread::sleep(std::time::Duration::from_millis(self.slow));
+        }
         if self.hang.as_deref() == Some(tool) {
             let _ = std::fs::write(self.logs.join("hanging"), tool);
             loop {

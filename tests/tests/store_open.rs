@@ -236,6 +236,7 @@ fn an_entry_edited_in_the_database_is_history_invalid() {
         let gardener = Gardener {
             logs: f.logs(),
             hang: None,
+            slow: 0,
         };
         let mut yes = |_: &stalwart_store::Approval| Verdict::Allow;
         let mut guard = Guard {

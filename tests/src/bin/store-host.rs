@@ -45,6 +45,7 @@ fn run(command: &str, flags: &HashMap<String, String>) -> Result<(), stalwart_ho
     let gardener = Gardener {
         logs: PathBuf::from(flag(flags, "logs")),
         hang: flags.get("hang").cloned(),
+        slow: flag(flags, "slow").parse().unwrap_or(0),
     };
     let conversation = flag(flags, "conversation").to_string();
     let mut answer_fn = |a: &stalwart_store::Approval| -> Verdict {
