@@ -202,6 +202,29 @@ impl Store {
         Ok(info)
     }
 
+    /// Makes a conversation from a history kept elsewhere (a history file, say): the history
+    /// must verify under `key` whole; its entries are written in one transaction. A conversation
+    /// of that id that already holds entries is refused.
+    pub fn import_history(&mut self, session: &Session, key: &RecordKey) -> Result<(), HostError> {
+        let mut check = session.clone();
+        if check.tampered || !history::verify_session(key, &mut check) {
+            return Err(HostError::new(
+                crate::codes::HISTORY_INVALID,
+                format!("the history of `{}` does not verify", session.id),
+            ));
+        }
+        let info = self.open_conversation(&session.agent, &session.id, key)?;
+        if info.head.entries > 0 {
+            return Err(HostError::new(
+                CONVERSATION_MISMATCH,
+                format!("the conversation `{}` holds a history already", session.id),
+            ));
+        }
+        let id = session.id.clone();
+        self.held.remove(&id);
+        self.tx(|tx| write_back(tx, &id, session, 0))
+    }
+
     /// Every conversation, by id.
     pub fn conversations(&mut self) -> Result<Vec<ConversationInfo>, HostError> {
         self.tx(|tx| {
