@@ -91,8 +91,13 @@ const V1: &[&str] = &[
         PRIMARY KEY (conversation, turn, invocation))",
 ];
 
-/// Version 2: turns found by state (what waits, what a crash left), without a scan.
-const V2: &[&str] = &["CREATE INDEX IF NOT EXISTS turns_by_state ON turns (state, conversation)"];
+/// Version 2: turns, approvals and journal records found by state (what waits, what a crash
+/// left), without a scan.
+const V2: &[&str] = &[
+    "CREATE INDEX IF NOT EXISTS turns_by_state ON turns (state, conversation)",
+    "CREATE INDEX IF NOT EXISTS approvals_by_state ON approvals (state, conversation, turn)",
+    "CREATE INDEX IF NOT EXISTS journal_by_state ON journal (state, conversation, turn)",
+];
 
 /// Each version's statements, from version 1.
 const MIGRATIONS: &[&[&str]] = &[V1, V2];

@@ -225,6 +225,11 @@ impl Store {
         self.tx(|tx| write_back(tx, &id, session, 0))
     }
 
+    /// The conversation `id`, when the store has it.
+    pub fn conversation(&mut self, id: &str) -> Result<Option<ConversationInfo>, HostError> {
+        self.tx(|tx| conversation_row(tx, id, false))
+    }
+
     /// Every conversation, by id.
     pub fn conversations(&mut self) -> Result<Vec<ConversationInfo>, HostError> {
         self.tx(|tx| {

@@ -6,7 +6,7 @@
 //! answer one approval at once, exactly one answer is recorded and the other is told who
 //! answered first ([`Answered::Already`]).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -387,33 +387,79 @@ impl Store {
         self.tx(|tx| info(tx, conversation, number))
     }
 
-    /// The turns the filter lets through, by conversation and number.
+    /// The turns the filter lets through, by conversation and number. The filter is applied in
+    /// the database (turns are indexed by state), so a list of what waits does not read every
+    /// turn.
     pub fn turns(&mut self, filter: &TurnFilter) -> Result<Vec<TurnSummary>, HostError> {
         let now = now();
+        let stored: &[&str] = match filter.state {
+            None => &[],
+            Some(TurnState::Interrupted) => &["interrupted", "running"],
+            Some(TurnState::Running) => &["running"],
+            Some(TurnState::Waiting) => &["waiting"],
+            Some(TurnState::Done) => &["done"],
+            Some(TurnState::Abandoned) => &["abandoned"],
+        };
+        let mut clauses: Vec<String> = Vec::new();
+        let mut params: Vec<Param<'_>> = Vec::new();
+        if !stored.is_empty() {
+            let marks: Vec<String> = stored
+                .iter()
+                .map(|s| {
+                    params.push(Param::Text(s));
+                    format!("${}", params.len())
+                })
+                .collect();
+            clauses.push(format!("t.state IN ({})", marks.join(", ")));
+        }
+        if let Some(c) = &filter.conversation {
+            params.push(Param::Text(c));
+            clauses.push(format!("t.conversation = ${}", params.len()));
+        }
+        if let Some(a) = &filter.agent {
+            params.push(Param::Text(a));
+            clauses.push(format!("c.agent = ${}", params.len()));
+        }
+        let filter_sql = if clauses.is_empty() {
+            String::new()
+        } else {
+            format!(" WHERE {}", clauses.join(" AND "))
+        };
         self.tx(|tx| {
             let rows = tx.query(
-                "SELECT t.conversation, c.agent, t.number, t.state, t.input, t.updated, t.owner, \
-                 t.lease FROM turns t JOIN conversations c ON c.id = t.conversation \
-                 ORDER BY t.conversation, t.number",
-                &[],
+                &format!(
+                    "SELECT t.conversation, c.agent, t.number, t.state, t.input, t.updated, \
+                     t.owner, t.lease FROM turns t JOIN conversations c ON c.id = t.conversation\
+                     {filter_sql} ORDER BY t.conversation, t.number"
+                ),
+                &params,
             )?;
-            let waiting = tx.query(
+            let mut waiting: HashMap<(String, i64), Vec<String>> = HashMap::new();
+            for w in tx.query(
                 "SELECT conversation, turn, tool, invocation FROM approvals \
                  WHERE state = 'pending' ORDER BY conversation, turn, invocation",
                 &[],
-            )?;
-            let started = tx.query(
+            )? {
+                waiting
+                    .entry((w.text(0), w.int(1)))
+                    .or_default()
+                    .push(format!("{} #{}", w.text(2), w.int(3)));
+            }
+            let mut started: HashMap<(String, i64), Vec<u32>> = HashMap::new();
+            for j in tx.query(
                 "SELECT conversation, turn, number FROM journal \
-                 WHERE kind = 'tool' AND state = 'started' ORDER BY conversation, turn, number",
+                 WHERE state = 'started' AND kind = 'tool' ORDER BY conversation, turn, number",
                 &[],
-            )?;
+            )? {
+                started
+                    .entry((j.text(0), j.int(1)))
+                    .or_default()
+                    .push(u32::try_from(j.int(2)).unwrap_or(0));
+            }
             let mut out = Vec::new();
             for r in &rows {
-                let conversation = r.text(0);
-                let agent = r.text(1);
-                let number = u64::try_from(r.int(2)).unwrap_or(0);
                 let row = TurnRow {
-                    number,
+                    number: u64::try_from(r.int(2)).unwrap_or(0),
                     input: r.text(4),
                     state: TurnState::parse(&r.text(3)).unwrap_or(TurnState::Interrupted),
                     answer: None,
@@ -426,34 +472,19 @@ impl Store {
                     updated: u64::try_from(r.int(5)).unwrap_or(0),
                 };
                 let state = row.effective(now);
-                if filter
-                    .conversation
-                    .as_ref()
-                    .is_some_and(|c| *c != conversation)
-                    || filter.agent.as_ref().is_some_and(|a| *a != agent)
-                    || filter.state.is_some_and(|s| s != state)
-                {
+                if filter.state.is_some_and(|s| s != state) {
                     continue;
                 }
-                let of_turn = |w: &&Row| w.text(0) == conversation && w.int(1) == r.int(2);
+                let key = (r.text(0), r.int(2));
                 out.push(TurnSummary {
-                    waiting: if state == TurnState::Waiting {
-                        waiting
-                            .iter()
-                            .filter(of_turn)
-                            .map(|w| format!("{} #{}", w.text(2), w.int(3)))
-                            .collect()
-                    } else {
-                        Vec::new()
+                    waiting: match state {
+                        TurnState::Waiting => waiting.remove(&key).unwrap_or_default(),
+                        _ => Vec::new(),
                     },
-                    unfinished: started
-                        .iter()
-                        .filter(of_turn)
-                        .map(|s| u32::try_from(s.int(2)).unwrap_or(0))
-                        .collect(),
-                    conversation,
-                    agent,
-                    number,
+                    unfinished: started.remove(&key).unwrap_or_default(),
+                    conversation: key.0,
+                    agent: r.text(1),
+                    number: row.number,
                     state,
                     input: row.input,
                     updated: row.updated,
@@ -694,25 +725,35 @@ impl Store {
     /// The turns a host may go on with now: waiting turns whose approvals are all answered,
     /// and interrupted turns with no unfinished call left unresolved.
     pub fn ready_turns(&mut self) -> Result<Vec<(String, u64)>, HostError> {
-        let candidates = self.turns(&TurnFilter::default())?;
-        let mut out = Vec::new();
-        for t in candidates {
-            let ready = match t.state {
-                TurnState::Waiting => t.waiting.is_empty(),
-                TurnState::Interrupted => {
-                    if t.unfinished.is_empty() {
-                        true
-                    } else {
-                        let info = self.turn(&t.conversation, Some(t.number))?;
-                        info.unfinished.iter().all(|u| u.resolution.is_some())
-                    }
+        let now = now();
+        self.tx(|tx| {
+            let mut out: Vec<(String, u64)> = tx
+                .query(
+                    "SELECT t.conversation, t.number FROM turns t WHERE t.state = 'waiting' \
+                     AND NOT EXISTS (SELECT 1 FROM approvals a WHERE a.conversation = \
+                     t.conversation AND a.turn = t.number AND a.state = 'pending')",
+                    &[],
+                )?
+                .iter()
+                .map(|r| (r.text(0), u64::try_from(r.int(1)).unwrap_or(0)))
+                .collect();
+            let stopped = tx.query(
+                &format!(
+                    "SELECT {TURN_COLUMNS}, conversation FROM turns t \
+                     WHERE t.state IN ('interrupted', 'running') AND NOT EXISTS (SELECT 1 FROM \
+                     journal j WHERE j.conversation = t.conversation AND j.turn = t.number \
+                     AND j.state = 'started' AND j.kind = 'tool' AND j.resolution IS NULL)"
+                ),
+                &[],
+            )?;
+            for r in &stopped {
+                let row = turn_row(r);
+                if row.effective(now) == TurnState::Interrupted {
+                    out.push((r.text(11), row.number));
                 }
-                _ => false,
-            };
-            if ready {
-                out.push((t.conversation, t.number));
             }
-        }
-        Ok(out)
+            out.sort();
+            Ok(out)
+        })
     }
 }

@@ -123,9 +123,8 @@ fn worker(
     for i in 0..turns {
         let conversation = format!("w{id}-{i}");
         let exists = store
-            .conversations()?
-            .iter()
-            .any(|c| c.id == conversation && c.head.entries > 0);
+            .conversation(&conversation)?
+            .is_some_and(|c| c.head.entries > 0);
         if !exists {
             let r = store
                 .open_conversation("gardener", &conversation, key)
