@@ -14,7 +14,7 @@
 //! - [`approval`]: effects, approval rules and the [`Approval`] a person answers.
 //! - [`schema`]: the tables, created and migrated by the store, versioned; a newer schema is
 //!   refused, never altered.
-//! - [`db`], [`sqlite`], [`postgres`]: the two databases behind one transaction interface.
+//! - `db`, `sqlite`, `postgres`: the two databases behind one transaction interface.
 //! - [`codes`]: the store's error codes, E0040 on.
 //!
 //! The crate depends on the record, the runtime and the host: a host that runs turns needs no
