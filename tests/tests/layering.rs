@@ -10,6 +10,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("stalwart-record", &[]),
     ("stalwart-runtime", &["stalwart-record"]),
     ("stalwart-host", &["stalwart-record", "stalwart-runtime"]),
+    (
+        "stalwart-store",
+        &["stalwart-record", "stalwart-runtime", "stalwart-host"],
+    ),
     ("stalwart-diagnostics", &[]),
     ("stalwart-syntax", &["stalwart-diagnostics"]),
     ("stalwart-agent", &["stalwart-diagnostics"]),
@@ -69,6 +73,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "stalwart-record",
             "stalwart-runtime",
             "stalwart-host",
+            "stalwart-store",
             "stalwart-graph",
             "stalwart-analyzer",
         ],
@@ -93,6 +98,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "stalwart-driver",
             "stalwart-record",
             "stalwart-runtime",
+            "stalwart-host",
+            "stalwart-store",
         ],
     ),
 ];
@@ -227,7 +234,12 @@ fn the_runtime_pulls_in_no_compiler_machinery() {
             (n["id"].as_str().unwrap(), deps)
         })
         .collect();
-    for root in ["stalwart-runtime", "stalwart-record", "stalwart-host"] {
+    for root in [
+        "stalwart-runtime",
+        "stalwart-record",
+        "stalwart-host",
+        "stalwart-store",
+    ] {
         let id = name_of
             .iter()
             .find(|(_, n)| **n == root)

@@ -14,6 +14,7 @@ use stalwart_driver::{CompileOptions, DiskLoader};
 #[macro_use]
 mod output;
 mod render;
+mod turns;
 mod verify;
 
 /// The binary's allocator. Parsing a rulebook allocates many small nodes and frees them together;
@@ -103,6 +104,11 @@ enum Command {
         /// What the call returned: JSON (`null` included), `@FILE` or `-` for standard input.
         #[arg(long)]
         result: Option<String>,
+    },
+    /// Conversations that wait for a person: list, show, approve, deny, resume, abandon.
+    Turns {
+        #[command(subcommand)]
+        command: turns::TurnsCommand,
     },
 }
 
@@ -285,6 +291,7 @@ fn main() -> ExitCode {
                 }
             }
         }
+        Command::Turns { command } => turns::run(command),
     };
     let _ = std::io::stdout().flush();
     ExitCode::from(code)

@@ -10,6 +10,7 @@ pub mod database;
 pub mod graph;
 pub mod output;
 pub mod rules;
+pub mod turns;
 pub mod verify;
 
 pub use check::{CheckRequest, ReportRequest, run_check, run_report};
