@@ -23,6 +23,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::PyTraverseError;
+use pyo3::gc::PyVisit;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyInt, PyList, PyString};
@@ -79,7 +81,7 @@ fn track<'py>(
 }
 
 /// One conversation with one agent.
-#[pyclass(module = "stalwart_agents._native", name = "Session")]
+#[pyclass(module = "stalwart_agents._native", name = "Session", weakref)]
 pub struct PySession {
     record: Py<PyRecord>,
     body_of: Arc<Record>,
@@ -681,6 +683,28 @@ impl PySession {
 
     /// Ends the session (its client was closed).
     fn _close(&mut self) {
+        self.closed = true;
+    }
+
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        visit.call(&self.record)?;
+        visit.call(&self.read_intent)?;
+        visit.call(&self.context)?;
+        visit.call(&self.user)?;
+        if let Some(view) = &self.view {
+            visit.call(&view.list)?;
+            visit.call(&view.mark)?;
+        }
+        Ok(())
+    }
+
+    /// Breaks reference cycles through the session's Python values; the session answers
+    /// nothing more afterwards.
+    fn __clear__(&mut self) {
+        self.read_intent = None;
+        self.context = None;
+        self.user = None;
+        self.view = None;
         self.closed = true;
     }
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import os
+import weakref
 from pathlib import Path
 from typing import Any, Callable, Iterator, Optional
 
@@ -90,7 +91,7 @@ class Client:
         self._read_intent = read_intent if read_intent is not None else _READ_INTENT.get()
         self._state = os.fspath(state) if isinstance(state, os.PathLike) else state
         self._verify = verify
-        self._sessions: list[Any] = []
+        self._sessions: weakref.WeakSet[Any] = weakref.WeakSet()
         self._found: dict[str, tuple[Any, ContextLike]] = {}
         self.closed = False
 
@@ -102,7 +103,7 @@ class Client:
 
     def close(self) -> None:
         """Ends every session this client opened."""
-        for session in self._sessions:
+        for session in list(self._sessions):
             session._close()
         self._sessions.clear()
         self.closed = True
@@ -133,7 +134,7 @@ class Client:
             user=user,
             state=self._state,
         )
-        self._sessions.append(session)
+        self._sessions.add(session)
         return session
 
     def _record(self, catalogue: Any, rulebook: Any) -> tuple[Any, ContextLike]:

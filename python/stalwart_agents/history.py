@@ -52,7 +52,7 @@ class TrackedDict(dict):
         _edited(self)
         return super().popitem()
 
-    def setdefault(self, key: Any, default: Any = None) -> Any:
+    def setdefault(self, key: Any, default: Any = None, /) -> Any:
         if key not in self:
             _edited(self)
         return super().setdefault(key, default)
@@ -87,23 +87,23 @@ class TrackedList(list):
         _edited(self)
         return super().__imul__(n)
 
-    def append(self, value: Any) -> None:
+    def append(self, object: Any, /) -> None:
         _edited(self)
-        super().append(value)
+        super().append(object)
 
-    def extend(self, values: Any) -> None:
+    def extend(self, iterable: Any, /) -> None:
         _edited(self)
-        super().extend(values)
+        super().extend(iterable)
 
-    def insert(self, index: Any, value: Any) -> None:
+    def insert(self, index: Any, object: Any, /) -> None:
         _edited(self)
-        super().insert(index, value)
+        super().insert(index, object)
 
     def pop(self, *args: Any) -> Any:
         _edited(self)
         return super().pop(*args)
 
-    def remove(self, value: Any) -> None:
+    def remove(self, value: Any, /) -> None:
         _edited(self)
         super().remove(value)
 
@@ -111,9 +111,9 @@ class TrackedList(list):
         _edited(self)
         super().clear()
 
-    def sort(self, *args: Any, **kwargs: Any) -> None:
+    def sort(self, *, key: Any = None, reverse: bool = False) -> None:
         _edited(self)
-        super().sort(*args, **kwargs)
+        super().sort(key=key, reverse=reverse)
 
     def reverse(self) -> None:
         _edited(self)
