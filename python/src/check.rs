@@ -1,6 +1,11 @@
 //! `Check`: the runtime's answer to one call, as Python values.
+//!
+//! The decision and the step are Python values at once; the reasons and the detail are turned
+//! into a list and a dict the first time they are read (and kept), so a caller that reads only the
+//! decision pays for no conversion it does not use.
 
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PyString};
 use stalwart_runtime::{Check, Decision};
 
@@ -14,50 +19,76 @@ pub struct PyCheck {
     #[pyo3(get)]
     decision: Py<PyString>,
     #[pyo3(get)]
-    reasons: Py<PyList>,
-    #[pyo3(get)]
-    detail: Py<PyDict>,
-    #[pyo3(get)]
-    confirmation: Option<String>,
-    #[pyo3(get)]
-    idempotency_key: Option<String>,
-    #[pyo3(get)]
     step: Option<u32>,
+    answer: Check,
+    reasons: PyOnceLock<Py<PyList>>,
+    detail: PyOnceLock<Py<PyDict>>,
 }
 
 impl PyCheck {
-    pub fn new(py: Python<'_>, check: &Check, step: Option<u32>) -> PyResult<Self> {
-        let decision = match check.decision {
+    pub fn new(py: Python<'_>, answer: Check, step: Option<u32>) -> Self {
+        let decision = match answer.decision {
             Decision::Allow => pyo3::intern!(py, "allow"),
             Decision::Confirm => pyo3::intern!(py, "confirm"),
             Decision::Refuse => pyo3::intern!(py, "refuse"),
         };
-        let reasons = PyList::new(py, check.reasons.iter().map(|r| r.as_str()))?;
-        let detail = PyDict::new(py);
-        for (name, value) in check.detail.iter() {
-            detail.set_item(name, to_py(py, &value.to_json())?)?;
-        }
-        Ok(Self {
+        Self {
             decision: decision.clone().unbind(),
-            reasons: reasons.unbind(),
-            detail: detail.unbind(),
-            confirmation: check.confirmation.clone(),
-            idempotency_key: check.idempotency_key.clone(),
             step,
-        })
+            answer,
+            reasons: PyOnceLock::new(),
+            detail: PyOnceLock::new(),
+        }
     }
 }
 
 #[pymethods]
 impl PyCheck {
+    /// The reasons, in the order the check gives them.
+    #[getter]
+    fn reasons<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        self.reasons
+            .get_or_try_init(py, || {
+                PyList::new(py, self.answer.reasons.iter().map(|r| r.as_str())).map(Bound::unbind)
+            })
+            .map(|l| l.bind(py).clone())
+    }
+
+    /// The named values that explain the answer (`question`, `flow`, `pointer`, `undo`, …), in
+    /// the order the check added them.
+    #[getter]
+    fn detail<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        self.detail
+            .get_or_try_init(py, || {
+                let detail = PyDict::new(py);
+                for (name, value) in self.answer.detail.iter() {
+                    detail.set_item(name, to_py(py, &value.to_json())?)?;
+                }
+                Ok::<_, PyErr>(detail.unbind())
+            })
+            .map(|d| d.bind(py).clone())
+    }
+
+    /// A confirm's token: presented with the same call, it stands for the person's approval.
+    #[getter]
+    fn confirmation(&self) -> Option<&str> {
+        self.answer.confirmation.as_deref()
+    }
+
+    /// An allow's idempotency key.
+    #[getter]
+    fn idempotency_key(&self) -> Option<&str> {
+        self.answer.idempotency_key.as_deref()
+    }
+
     /// `{decision, reasons, detail, confirmation, idempotency_key}`, as `stalwart check` prints it.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let out = PyDict::new(py);
         out.set_item("decision", self.decision.bind(py))?;
-        out.set_item("reasons", self.reasons.bind(py).get_slice(0, usize::MAX))?;
-        out.set_item("detail", self.detail.bind(py).copy()?)?;
-        out.set_item("confirmation", &self.confirmation)?;
-        out.set_item("idempotency_key", &self.idempotency_key)?;
+        out.set_item("reasons", self.reasons(py)?.get_slice(0, usize::MAX))?;
+        out.set_item("detail", self.detail(py)?.copy()?)?;
+        out.set_item("confirmation", self.confirmation())?;
+        out.set_item("idempotency_key", self.idempotency_key())?;
         Ok(out)
     }
 
@@ -65,7 +96,7 @@ impl PyCheck {
         Ok(format!(
             "<Check {} {}>",
             self.decision.bind(py),
-            self.reasons.bind(py).repr()?
+            self.reasons(py)?.repr()?
         ))
     }
 }

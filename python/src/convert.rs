@@ -23,19 +23,40 @@ pub fn type_name(value: &Bound<'_, PyAny>) -> String {
         .unwrap_or_else(|_| "object".to_string())
 }
 
+/// Where a value lies inside a parameter (`args["amount"][0]`), written out only for an error.
+#[derive(Clone, Copy)]
+enum At<'a> {
+    Param(&'a str),
+    Key(&'a At<'a>, &'a str),
+    Index(&'a At<'a>, usize),
+}
+
+impl std::fmt::Display for At<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            At::Param(p) => f.write_str(p),
+            At::Key(parent, key) => write!(f, "{parent}[{key:?}]"),
+            At::Index(parent, i) => write!(f, "{parent}[{i}]"),
+        }
+    }
+}
+
 /// A JSON value from a Python value given as `param` (`args`, `context`, `result`, …).
 pub fn to_json(value: &Bound<'_, PyAny>, param: &str) -> PyResult<Value> {
-    to_json_at(value, param, 0, MAX_NESTING)
+    to_json_at(value, At::Param(param), 0, MAX_NESTING)
 }
 
 /// The same, with a nesting limit of its own (a history nests its arguments deeper).
 pub fn to_json_limited(value: &Bound<'_, PyAny>, param: &str, limit: usize) -> PyResult<Value> {
-    to_json_at(value, param, 0, limit)
+    to_json_at(value, At::Param(param), 0, limit)
 }
 
-fn to_json_at(value: &Bound<'_, PyAny>, at: &str, depth: usize, limit: usize) -> PyResult<Value> {
+fn to_json_at(value: &Bound<'_, PyAny>, at: At<'_>, depth: usize, limit: usize) -> PyResult<Value> {
     if value.is_none() {
         return Ok(Value::Null);
+    }
+    if let Ok(s) = value.cast_exact::<PyString>() {
+        return Ok(Value::String(s.to_str()?.to_string()));
     }
     // `bool` before `int`: a Python bool is an int.
     if let Ok(b) = value.cast::<PyBool>() {
@@ -75,8 +96,8 @@ fn to_json_at(value: &Bound<'_, PyAny>, at: &str, depth: usize, limit: usize) ->
                 ))
             })?;
             let key = key.to_str()?;
-            let inner = format!("{at}[{key:?}]");
-            map.insert(key.to_string(), to_json_at(&v, &inner, deeper, limit)?);
+            let value = to_json_at(&v, At::Key(&at, key), deeper, limit)?;
+            map.insert(key.to_string(), value);
         }
         return Ok(Value::Object(map));
     }
@@ -86,8 +107,7 @@ fn to_json_at(value: &Bound<'_, PyAny>, at: &str, depth: usize, limit: usize) ->
         }
         let mut items = Vec::new();
         for (i, item) in value.try_iter()?.enumerate() {
-            let inner = format!("{at}[{i}]");
-            items.push(to_json_at(&item?, &inner, deeper, limit)?);
+            items.push(to_json_at(&item?, At::Index(&at, i), deeper, limit)?);
         }
         return Ok(Value::Array(items));
     }
@@ -97,7 +117,7 @@ fn to_json_at(value: &Bound<'_, PyAny>, at: &str, depth: usize, limit: usize) ->
     )))
 }
 
-fn too_deep(at: &str, limit: usize) -> PyErr {
+fn too_deep(at: At<'_>, limit: usize) -> PyErr {
     PyValueError::new_err(format!("{at}: nests deeper than {limit} levels"))
 }
 
@@ -106,16 +126,26 @@ pub fn to_object(value: Option<&Bound<'_, PyAny>>, param: &str) -> PyResult<Map<
     let Some(value) = value.filter(|v| !v.is_none()) else {
         return Ok(Map::new());
     };
-    if value.cast::<PyDict>().is_err() {
+    let Ok(dict) = value.cast::<PyDict>() else {
         return Err(PyTypeError::new_err(format!(
             "{param} must be a dict of names to values, not {}",
             type_name(value)
         )));
+    };
+    let at = At::Param(param);
+    let mut map = Map::with_capacity(dict.len());
+    for (k, v) in dict.iter() {
+        let key = k.cast::<PyString>().map_err(|_| {
+            PyTypeError::new_err(format!(
+                "{param}: keys must be strings, found {} `{k}`",
+                type_name(&k)
+            ))
+        })?;
+        let key = key.to_str()?;
+        let value = to_json_at(&v, At::Key(&at, key), 1, MAX_NESTING)?;
+        map.insert(key.to_string(), value);
     }
-    match to_json(value, param)? {
-        Value::Object(map) => Ok(map),
-        _ => Ok(Map::new()),
-    }
+    Ok(map)
 }
 
 /// A mapping of names to strings (`origins`), or `None` for an empty one.

@@ -9,6 +9,8 @@
 //! objects), `check` (the answer), `convert` (Python values ↔ JSON), `errors` (the package's
 //! exceptions, and panics kept from crossing into Python).
 
+#[cfg(feature = "bench")]
+mod bench;
 mod check;
 mod compile;
 mod convert;
@@ -29,6 +31,12 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compile::write_agent_record, m)?)?;
     m.add_function(wrap_pyfunction!(compile::write_rules_record, m)?)?;
     m.add_function(wrap_pyfunction!(session::open_session, m)?)?;
+    #[cfg(feature = "bench")]
+    {
+        m.add_function(wrap_pyfunction!(bench::rust_check_ns, m)?)?;
+        m.add_function(wrap_pyfunction!(bench::ffi_floor, m)?)?;
+        m.add_function(wrap_pyfunction!(bench::ffi_convert, m)?)?;
+    }
     m.add("FORMAT_VERSION", stalwart_record::FORMAT_VERSION)?;
     m.add("COMPILER_VERSION", stalwart_driver::COMPILER_VERSION)?;
     Ok(())

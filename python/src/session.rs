@@ -22,8 +22,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::PyTraverseError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::gc::PyVisit;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -545,9 +545,9 @@ impl PySession {
             self.sync_view(py)?;
             None
         } else {
-            self.session.calls().last().map(|c| c.step)
+            self.session.calls().next_back().map(|c| c.step)
         };
-        PyCheck::new(py, &check, step)
+        Ok(PyCheck::new(py, check, step))
     }
 
     /// Records what became of call `step`: `outcome` is `"ran"`, `"failed"`, `"outcome_unknown"`
