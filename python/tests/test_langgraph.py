@@ -185,3 +185,12 @@ def test_call_with_guards_a_tool_node_and_any_tool_calling_node(tools: Any) -> N
         assert [(m.tool_call_id, m.status) for m in answers] == [("a", "success"), ("b", "error")]
         assert answers[1].content == "Stalwart refused this call: unknown_tool."
     assert ran == ["read_inbox"]
+
+
+def test_the_guard_is_importable_from_the_package() -> None:
+    import stalwart_agents
+
+    assert stalwart_agents.Guard is Guard
+    assert stalwart_agents.build_stalwart_graph is build_stalwart_graph
+    with pytest.raises(AttributeError):
+        stalwart_agents.Nothing  # noqa: B018

@@ -9,6 +9,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from stalwart_agents import FORMAT_VERSION, Agent, Record, compile_agent, compile_rules
 
 
@@ -99,3 +101,24 @@ def test_a_record_folder_alone_is_checked_with_no_compiler(shop: Path, tmp_path:
         "False refuse refuse\n"
         "True confirm write\n"
     )
+
+
+def test_stalwart_agent_names_the_agent_or_its_record_folder(
+    shop: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from stalwart_agents import Client
+
+    folder = Path(compile_agent("agent.yaml", tmp_path / "deployed"))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    for named in (folder, folder / "record.bin", shop / "agent.yaml", shop):
+        monkeypatch.setenv("STALWART_AGENT", str(named))
+        with Client() as client:
+            billing = client.session("billing")
+            assert billing.record == Record.open(folder), named
+            billing.read("refund order 4411 40.00", intent="ask refund")
+            check = billing.check_tool_call("refund_card", {"order_id": "4411", "amount": 40.00},
+                                            origins={"order_id": "typed", "amount": "typed"},
+                                            context={"order_paid": True})
+            assert (check.decision, check.reasons) == ("confirm", ["write"])
