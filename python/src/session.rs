@@ -407,12 +407,15 @@ impl PySession {
     }
 
     /// Runs `f` on the session between `begin` and `end`, turning a panic into
-    /// `SelectorUnavailableError` and leaving the session broken.
+    /// `SelectorUnavailableError` and leaving the session broken. When `refused(&answer)` says the
+    /// history was refused, the session starts again under a new id before its head is kept, so
+    /// the old id stays anchored where it stood.
     fn operate<T>(
         &mut self,
         py: Python<'_>,
         what: &str,
         f: impl FnOnce(&mut Session, Env<'_>, &Record) -> T,
+        refused: impl FnOnce(&T) -> bool,
     ) -> PyResult<T> {
         let lock = self.begin(py)?;
         let env = Env {
@@ -421,17 +424,18 @@ impl PySession {
         };
         let record = self.body_of.clone();
         let session = &mut self.session;
-        let answer = guard(py, what, || f(session, env, &record));
-        match answer {
-            Ok(answer) => {
-                self.end(py, lock)?;
-                Ok(answer)
-            }
+        let answer = match guard(py, what, || f(session, env, &record)) {
+            Ok(answer) => answer,
             Err(e) => {
                 self.broken = Some(format!("{what} failed earlier in this session"));
-                Err(e)
+                return Err(e);
             }
+        };
+        if refused(&answer) {
+            self.restart(py)?;
         }
+        self.end(py, lock)?;
+        Ok(answer)
     }
 }
 
@@ -455,9 +459,12 @@ impl PySession {
             Some(i) => Some(i),
             None => self.intent_of(py, &text)?,
         };
-        self.operate(py, "reading the turn", |s, env, _| {
-            stalwart_runtime::read(env, s, &text)
-        })?;
+        self.operate(
+            py,
+            "reading the turn",
+            |s, env, _| stalwart_runtime::read(env, s, &text),
+            |_| false,
+        )?;
         self.intent = intent;
         Ok(None)
     }
@@ -467,9 +474,12 @@ impl PySession {
         let text: String = text.extract().map_err(|_| {
             PyTypeError::new_err(format!("text must be a string, not {}", type_name(text)))
         })?;
-        self.operate(py, "reading the reply", |s, env, _| {
-            stalwart_runtime::reply(env, s, &text)
-        })
+        self.operate(
+            py,
+            "reading the reply",
+            |s, env, _| stalwart_runtime::reply(env, s, &text),
+            |_| false,
+        )
     }
 
     /// Checks one tool call (DESIGN §5) and appends its entry to the history.
@@ -537,12 +547,13 @@ impl PySession {
             confirmation: to_opt_string(confirmation, "confirmation")?,
             undoes,
         };
-        let check = self.operate(py, "the tool check", |s, env, record| {
-            stalwart_runtime::check_tool_call(record.body(), env, s, &call)
-        })?;
+        let check = self.operate(
+            py,
+            "the tool check",
+            |s, env, record| stalwart_runtime::check_tool_call(record.body(), env, s, &call),
+            is_history_invalid,
+        )?;
         let step = if is_history_invalid(&check) {
-            self.restart(py)?;
-            self.sync_view(py)?;
             None
         } else {
             self.session.calls().next_back().map(|c| c.step)
@@ -584,9 +595,12 @@ impl PySession {
             None => None,
             Some(r) => Some(to_json(r, "result")?),
         };
-        self.operate(py, "the report", |s, env, _| {
-            stalwart_runtime::report(env, s, step, outcome, result)
-        })?
+        self.operate(
+            py,
+            "the report",
+            |s, env, _| stalwart_runtime::report(env, s, step, outcome, result),
+            |_| false,
+        )?
         .map_err(|e| PyValueError::new_err(format!("cannot report on call {step}: {e}")))
     }
 

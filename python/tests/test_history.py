@@ -199,6 +199,10 @@ def test_a_loaded_history_is_anchored_where_a_state_folder_keeps_its_head(desk: 
         # A copy taken before the last check is behind the kept head: refused.
         stale = client.session("billing", catalogue=desk.catalogue(), history=behind)
         assert answer(stale.check_tool_call("refund_card", REFUND, origins=TYPED)) == "refuse history_invalid"
+        # Refused once, refused again: the session went on under a new id, its old id's head kept.
+        assert stale.id != billing.id
+        again = client.session("billing", catalogue=desk.catalogue(), history=behind)
+        assert answer(again.check_tool_call("refund_card", REFUND, origins=TYPED)) == "refuse history_invalid"
         current = client.session("billing", catalogue=desk.catalogue(), history=billing.history)
         check = current.check_tool_call("refund_card", REFUND, origins=TYPED, intent="ask refund")
         assert answer(check) == "refuse refuse"
