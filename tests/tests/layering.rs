@@ -90,6 +90,20 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "stalwart-syntax",
         ],
     ),
+    // The Python package's native part: conversions over the runtime and its host side, and over
+    // the compiler's façade as the command line uses it (the driver, the proof's report and rule
+    // table, the diagnostics' renderer). It holds no logic the runtime lacks.
+    (
+        "stalwart-python",
+        &[
+            "stalwart-record",
+            "stalwart-runtime",
+            "stalwart-host",
+            "stalwart-driver",
+            "stalwart-analyzer",
+            "stalwart-diagnostics",
+        ],
+    ),
     (
         "stalwart-tests",
         &[
