@@ -38,8 +38,8 @@ impl FileLoader for Overlay {
         DiskLoader.read(path)
     }
 
-    fn list(&self, path: &Path) -> Vec<String> {
-        DiskLoader.list(path)
+    fn list_tree(&self, path: &Path) -> Option<Vec<String>> {
+        DiskLoader.list_tree(path)
     }
 }
 
@@ -273,7 +273,7 @@ pub fn write_agent_record(
 #[pyfunction]
 pub fn write_rules_record(py: Python<'_>, path: PathBuf, out: PathBuf) -> PyResult<PathBuf> {
     let outcome = guard(py, "the compiler", || {
-        stalwart_driver::compile_rules(Arc::new(DiskLoader), &path, &out)
+        stalwart_driver::compile_rules(Arc::new(DiskLoader), std::slice::from_ref(&path), &out)
     })?;
     match (&outcome.written, outcome.has_errors()) {
         (Some(written), false) => Ok(written.dir.clone()),
