@@ -784,9 +784,20 @@ fn destinations_in_every_form_the_attack_used_are_refused() {
     ] {
         let a = desk.check("peek", json!({"note": form}), &[]);
         assert_eq!(reasons(&a), ["undeclared_destination"], "{form:?}: {a}");
-        assert_eq!(a["detail"]["destinations"].as_array().unwrap().len(), 1, "{form:?}");
+        assert_eq!(
+            a["detail"]["destinations"].as_array().unwrap().len(),
+            1,
+            "{form:?}"
+        );
     }
-    for harmless in ["40.00", "v1.2.3", "main.rs", "2026-12-01", "4,411", "order.id"] {
+    for harmless in [
+        "40.00",
+        "v1.2.3",
+        "main.rs",
+        "2026-12-01",
+        "4,411",
+        "order.id",
+    ] {
         let a = desk.check("peek", json!({"note": harmless}), &[]);
         assert_eq!(reasons(&a), ["allow"], "{harmless}");
     }
