@@ -56,11 +56,7 @@ fn exceeds(value: &Json, depth: usize, limit: usize) -> bool {
 /// [`exceeds`], leaving `pointer` at the first array or object past the limit.
 fn find_excess(value: &Json, depth: usize, limit: usize, pointer: &mut Vec<String>) -> bool {
     let children: Vec<(String, &Json)> = match value {
-        Json::Array(items) => items
-            .iter()
-            .enumerate()
-            .map(|(i, v)| (i.to_string(), v))
-            .collect(),
+        Json::Array(items) => items.iter().enumerate().map(|(i, v)| (i.to_string(), v)).collect(),
         Json::Object(members) => members.iter().map(|(k, v)| (k.clone(), v)).collect(),
         _ => return false,
     };
