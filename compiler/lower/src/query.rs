@@ -44,17 +44,24 @@ pub fn lower_agent_file(db: &dyn Db, file: SourceFile) -> Lowered {
         let span_of = |span: Span| map.span(span);
         let attached = crate::gate::attach(&mut lowered.body, &gates, &span_of);
         lowered.diagnostics.extend(attached);
-        let intents = match &parse_rulebook(db, rulebook).module {
-            RulebookModule::V1(module) => crate::selector::intents_v1(module),
-            RulebookModule::V2(module) => crate::selector::intents_v2(module, rulebook.text(db)),
-            RulebookModule::Sheet(_) => Vec::new(),
+        let (intents, utterances) = match &parse_rulebook(db, rulebook).module {
+            RulebookModule::V1(module) => (
+                crate::selector::intents_v1(module),
+                crate::selector::utterances_v1(module),
+            ),
+            RulebookModule::V2(module) => (
+                crate::selector::intents_v2(module, rulebook.text(db)),
+                Default::default(),
+            ),
+            RulebookModule::Sheet(_) => Default::default(),
         };
-        crate::selector::lower_selector(&mut lowered.body, &intents, &gates, &span_of);
+        crate::selector::lower_selector(&mut lowered.body, &intents, &utterances, &gates, &span_of);
     } else {
         let span_of = |span: Span| map.span(span);
         crate::selector::lower_selector(
             &mut lowered.body,
             &[],
+            &Default::default(),
             &crate::gate::Gates::default(),
             &span_of,
         );

@@ -55,6 +55,19 @@ pub fn intents_v1(module: &v1::Module) -> Vec<IntentSource> {
     out
 }
 
+/// The first utterance of each bot message a Colang 1.0 module defines.
+pub fn utterances_v1(module: &v1::Module) -> BTreeMap<String, String> {
+    let facts = stalwart_syntax::inspect_v1(module);
+    facts["bot_messages"]
+        .as_object()
+        .map(|m| {
+            m.iter()
+                .filter_map(|(k, v)| Some((k.clone(), v.get(0)?.as_str()?.to_string())))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// The intents of a Colang 2.x module: each `flow user <intent>` with the texts of its
 /// `user said "…"` (or `user expressed "…"`) specs.
 pub fn intents_v2(module: &v2::Module, text: &str) -> Vec<IntentSource> {
@@ -103,6 +116,7 @@ fn said_texts(body: &str) -> Vec<String> {
 pub fn lower_selector(
     body: &mut rec::RecordBody,
     intents: &[IntentSource],
+    utterances: &BTreeMap<String, String>,
     gates: &Gates,
     span_of: &dyn Fn(Span) -> rec::SourceSpan,
 ) {
@@ -174,6 +188,7 @@ pub fn lower_selector(
         let target = if only.message == "ask" || only.message.starts_with("ask ") {
             rec::RouteTarget::Ask {
                 message: only.message.clone(),
+                text: utterances.get(&only.message).cloned(),
             }
         } else {
             rec::RouteTarget::Say {

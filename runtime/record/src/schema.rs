@@ -606,8 +606,12 @@ pub enum RouteTarget {
     Tool(ToolIdx),
     /// A bot message on every path of the flow (no tool): the turn is declined with it.
     Say { message: String },
-    /// A question (`bot ask …`) on every path of the flow: the turn is asked it.
-    Ask { message: String },
+    /// A question (`bot ask …`) on every path of the flow: the turn is asked it (its first
+    /// utterance when the rulebook defines one, else its name).
+    Ask {
+        message: String,
+        text: Option<String>,
+    },
 }
 
 /// One language's matcher.
@@ -628,7 +632,7 @@ pub struct Reader {
     pub phrases: Vec<Word>,
     /// Stems (of folded words) to terms: the inflected forms of known words.
     pub stems: Vec<StemEntry>,
-    /// Typo keys: each known word of five letters or more with one letter left out, and the word
+    /// Typo keys: each known word of six letters or more with one letter left out, and the word
     /// itself, to the index of that word in `words`.
     pub near: Vec<NearEntry>,
     /// Per route, in route order: what it is read from.

@@ -191,7 +191,7 @@ pub struct Filled {
     pub missing: Vec<String>,
     /// An argument several values fit equally, with those values as written.
     pub ambiguous: Option<(String, Vec<String>)>,
-    /// Values of the turn that went to no argument, though one of their kind was declared.
+    /// Values of the turn that went to no argument.
     pub stray: usize,
 }
 
@@ -299,14 +299,13 @@ pub fn fill(
             }
         }
     }
-    // Values of this turn no argument took, though some argument could have taken them.
+    // Values of this turn no argument took (number words aside: they are often no value).
     out.stray = (first_own..slots.len())
         .filter(|&s| !used.get(s).copied().unwrap_or(true))
         .filter(|&s| {
-            slots.get(s).is_some_and(|slot| {
-                !matches!(slot.kind, SlotKind::Count(_))
-                    && specs.iter().any(|spec| fit(spec.kind, slot) > 0)
-            })
+            slots
+                .get(s)
+                .is_some_and(|slot| !matches!(slot.kind, SlotKind::Count(_)))
         })
         .count();
     out

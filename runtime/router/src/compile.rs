@@ -91,7 +91,7 @@ fn compile_reader(body: &RecordBody, language: Language) -> Reader {
                     b.post_text(&tool.description, r, Role::Context, false);
                 }
             }
-            RouteTarget::Say { message } | RouteTarget::Ask { message } => {
+            RouteTarget::Say { message } | RouteTarget::Ask { message, .. } => {
                 for part in name_parts(message) {
                     b.post_text(&part, r, Role::Context, false);
                 }
@@ -302,7 +302,7 @@ impl Build<'_> {
             .collect();
         let mut near: Vec<NearEntry> = Vec::new();
         for (i, word) in words.iter().enumerate() {
-            if !matches!(word.kind, WordKind::Term(_)) || word.text.chars().count() < TYPO_MIN {
+            if !matches!(word.kind, WordKind::Term(_)) || word.text.chars().count() < TYPO_KNOWN {
                 continue;
             }
             for key in deletions(&word.text) {
@@ -373,6 +373,9 @@ fn identifier_concepts() -> BTreeMap<String, String> {
 pub(crate) const MAX_PHRASE: usize = 4;
 /// Words shorter than this are never read as a typo of another.
 pub(crate) const TYPO_MIN: usize = 5;
+/// Known words shorter than this are never taken for what a typo meant (`conta` is not read
+/// from `canta`).
+pub(crate) const TYPO_KNOWN: usize = 6;
 
 /// A word with each of its letters left out in turn, and the word itself.
 pub(crate) fn deletions(word: &str) -> Vec<String> {

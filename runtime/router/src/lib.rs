@@ -303,7 +303,7 @@ fn alone(cx: &Ctx<'_>, turn: &Turn<'_>, results: &[RunResult<'_>]) -> (Plan, Opt
         .copied()
         .find(|s| s.tool != best.tool || best.tool.is_none() && s.route != best.route);
     if let Some(runner) = runner
-        && runner.score >= best.score - select::MARGIN
+        && runner.score > best.score - select::MARGIN
     {
         plan.score = score_of(cx, &scores, Some(best));
         match (best.tool, runner.tool) {

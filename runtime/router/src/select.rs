@@ -26,7 +26,7 @@ use crate::words;
 /// A turn longer than this (in bytes) is not read: it is no request a person types.
 pub const MAX_TURN: usize = 4096;
 /// The least score a route is read at.
-pub const THRESHOLD: f32 = 2.5;
+pub const THRESHOLD: f32 = 2.0;
 /// Two routes to different targets closer than this are asked about.
 pub const MARGIN: f32 = 1.0;
 
@@ -244,12 +244,21 @@ pub fn score_routes(cx: &Ctx<'_>, turn: &Turn<'_>) -> Vec<Scored> {
             .iter()
             .filter(|(t, c)| *c == TermClass::Object && !posted(*t))
             .count() as u32;
-        let example = cx.reader.profiles.get(r).map_or(0.0, |p| {
+        // The closest example, and whether it shares two terms or more with the turn.
+        let (example, example_shares) = cx.reader.profiles.get(r).map_or((0.0, false), |p| {
             p.examples
                 .iter()
-                .map(|e| dice(&turn_set, e.iter().map(|t| t.to_native())))
-                .fold(0.0f32, f32::max)
+                .map(|e| {
+                    let terms = e.iter().map(|t| t.to_native());
+                    let shared = terms
+                        .clone()
+                        .filter(|t| turn_set.binary_search(t).is_ok())
+                        .count();
+                    (dice(&turn_set, terms), shared >= 2)
+                })
+                .fold((0.0f32, false), |a, b| if b.0 > a.0 { b } else { a })
         });
+        let example_evidence = example >= 0.6 && example_shares;
         let look = any_look && reads;
         let mut score = 0.0;
         if a.strong > 0 {
@@ -267,7 +276,7 @@ pub fn score_routes(cx: &Ctx<'_>, turn: &Turn<'_>) -> Vec<Scored> {
             Some(t) => cx.agent.tools.iter().any(|x| x.to_native() == t),
             None => true,
         };
-        let evidence = a.strong > 0 || look || example >= 0.6 || (reads && a.names > 0);
+        let evidence = a.strong > 0 || look || example_evidence || (reads && a.names > 0);
         out.push(Scored {
             route: r as u32,
             score,
@@ -286,8 +295,8 @@ pub fn score_routes(cx: &Ctx<'_>, turn: &Turn<'_>) -> Vec<Scored> {
             if complete {
                 s.score += 1.0;
             }
-            s.score -= 0.5 * filled.stray as f32;
-            if a.strong == 0 && !look && example < 0.6 && (!complete || filled.stray > 0) {
+            s.score -= 1.0 * filled.stray as f32;
+            if a.strong == 0 && !look && !example_evidence && (!complete || filled.stray > 0) {
                 s.eligible = false;
             }
             s.filled = Some(filled);
@@ -372,7 +381,7 @@ pub fn route_name(cx: &Ctx<'_>, route: u32) -> String {
     }
     match &r.target {
         ArchivedRouteTarget::Tool(t) => tool_name(cx, t.to_native()),
-        ArchivedRouteTarget::Say { message } | ArchivedRouteTarget::Ask { message } => {
+        ArchivedRouteTarget::Say { message } | ArchivedRouteTarget::Ask { message, .. } => {
             message.as_str().to_string()
         }
     }
@@ -440,9 +449,15 @@ pub fn route_plan(
             plan.reason = Some(message.as_str().to_string());
             plan.rule = plan.flow.clone();
         }
-        ArchivedRouteTarget::Ask { message } => {
+        ArchivedRouteTarget::Ask { message, text } => {
             plan.kind = PlanKind::Ask;
-            plan.question = Some(message.as_str().to_string());
+            plan.reason = Some(message.as_str().to_string());
+            plan.rule = plan.flow.clone();
+            plan.question = Some(
+                text.as_ref()
+                    .map_or(message.as_str(), |t| t.as_str())
+                    .to_string(),
+            );
         }
         ArchivedRouteTarget::Tool(t) => {
             let t = t.to_native();

@@ -171,6 +171,7 @@ pub fn rich_body() -> RecordBody {
                     flow: None,
                     target: RouteTarget::Ask {
                         message: "ask which order".into(),
+                        text: Some("Which order?".into()),
                     },
                     conditional: false,
                 },
