@@ -1,6 +1,7 @@
 //! Helpers for the workspace-level integration tests in `tests/tests/`: locating the built
 //! `stalwart` binary, running it, and the paths of the shipped example and the shared corpus.
 
+pub mod labelled;
 pub mod scenario;
 
 use std::path::{Path, PathBuf};

@@ -209,8 +209,13 @@ fn word_or_number(text: &str, at: usize) -> Token {
                 prev_digit.is_some_and(|p| p.is_ascii_digit())
                     && next.is_some_and(|n| n.is_ascii_digit())
             }
-            // `don't`, `d'água`, `A-4411`, `visa-4242`, `ORD_12`.
-            '\'' | '\u{2019}' | '-' | '_' => next_is_word,
+            // `don't`, `d'água` (an apostrophe between letters; `4411's` is a number and `'s`).
+            '\'' | '\u{2019}' => {
+                let prev = rest.get(..i).and_then(|p| p.chars().next_back());
+                prev.is_some_and(|p| p.is_alphabetic()) && next.is_some_and(char::is_alphabetic)
+            }
+            // `A-4411`, `visa-4242`, `ORD_12`.
+            '-' | '_' => next_is_word,
             _ => false,
         };
         if !inner {

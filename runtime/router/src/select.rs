@@ -100,12 +100,17 @@ pub fn precheck(turn: &Turn<'_>) -> Option<Stop> {
     if is_negated(r) {
         return Some(Stop::Unread("negated"));
     }
+    // How or why, at the start or anywhere in a turn that ends with a question mark: a question
+    // about a thing, not a request for it.
     let leading = r
         .items
         .iter()
         .filter(|i| !matches!(i.kind, ItemKind::Symbol(_) | ItemKind::Yes | ItemKind::No))
         .take(3);
-    if leading.into_iter().any(|i| i.kind == ItemKind::Question) {
+    let asked = turn.text.trim_end().ends_with('?');
+    if leading.into_iter().any(|i| i.kind == ItemKind::Question)
+        || (asked && r.items.iter().any(|i| i.kind == ItemKind::Question))
+    {
         return Some(Stop::Unread("question"));
     }
     None
@@ -259,7 +264,8 @@ pub fn score_routes(cx: &Ctx<'_>, turn: &Turn<'_>) -> Vec<Scored> {
                 .fold((0.0f32, false), |a, b| if b.0 > a.0 { b } else { a })
         });
         let example_evidence = example >= 0.6 && example_shares;
-        let look = any_look && reads;
+        // A verb asking to see something reads a tool that the turn's things point to.
+        let look = any_look && reads && (a.names > 0 || a.objects > 0);
         let mut score = 0.0;
         if a.strong > 0 {
             score += 3.0;
@@ -422,7 +428,68 @@ pub fn two_at_once(cx: &Ctx<'_>, turn: &Turn<'_>) -> Vec<u32> {
             tools.push(*one);
         }
     }
-    if tools.len() >= 2 { tools } else { Vec::new() }
+    if tools.len() >= 2 {
+        return tools;
+    }
+    // A verb asking to see one thing, then (`and then`, `e depois`) an action on another: two
+    // steps; the reading tool is the one whose name the turn's things point to.
+    let items = &turn.reading.items;
+    let position = |f: &dyn Fn(&ItemKind) -> bool| items.iter().position(|i| f(&i.kind));
+    let look_at = position(&|k| {
+        matches!(
+            k,
+            ItemKind::Term {
+                class: TermClass::Look,
+                ..
+            }
+        )
+    });
+    let action_at = position(&|k| {
+        matches!(
+            k,
+            ItemKind::Term {
+                class: TermClass::Action,
+                ..
+            }
+        )
+    });
+    let (Some(look_at), Some(action_at), [action_tool]) = (look_at, action_at, tools.as_slice())
+    else {
+        return Vec::new();
+    };
+    let (from, to) = (look_at.min(action_at), look_at.max(action_at));
+    let joined = items
+        .get(from..to)
+        .is_some_and(|between| between.iter().any(|i| i.kind == ItemKind::Then));
+    if !joined {
+        return Vec::new();
+    }
+    let reader_tool = turn
+        .terms()
+        .iter()
+        .filter(|(_, c)| matches!(c, TermClass::Object | TermClass::Other))
+        .filter_map(|(t, _)| cx.reader.terms.get(*t as usize))
+        .flat_map(|t| t.postings.iter())
+        .filter(|p| p.role == ArchivedRole::Name)
+        .filter_map(|p| cx.body.selector.routes.get(p.route.to_native() as usize))
+        .filter_map(|r| match r.target {
+            ArchivedRouteTarget::Tool(x) => Some(x.to_native()),
+            _ => None,
+        })
+        .find(|x| {
+            *x != *action_tool
+                && cx.agent.tools.iter().any(|a| a.to_native() == *x)
+                && cx
+                    .body
+                    .tools
+                    .get(*x as usize)
+                    .is_some_and(|t| t.effects == ArchivedEffects::Reads)
+        });
+    match reader_tool {
+        Some(read) if look_at < action_at => vec![read, *action_tool],
+        Some(read) => vec![*action_tool, read],
+        None => Vec::new(),
+    }
 }
 
 /// The plan a scored route makes for this turn (its tool reached, or its message said).
