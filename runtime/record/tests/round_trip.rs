@@ -79,7 +79,7 @@ fn header_describes_the_body() {
     assert_eq!(record.body_bytes(), &bytes[HEADER_LEN..]);
     assert_eq!(&header.to_bytes()[..], &bytes[..HEADER_LEN]);
     assert_eq!(&bytes[..8], b"STLWREC\0");
-    assert_eq!(&bytes[8..12], &[1, 0, 0, 0]);
+    assert_eq!(&bytes[8..12], &[2, 0, 0, 0]);
     assert_eq!(&bytes[16..16 + COMPILER.len()], COMPILER.as_bytes());
     assert!(bytes[16 + COMPILER.len()..40].iter().all(|&b| b == 0));
 }
@@ -137,8 +137,8 @@ fn rich_body_bytes_are_pinned() {
     assert_eq!(blake3::hash(&bytes).to_hex().as_str(), PINNED_DIGEST);
 }
 
-const PINNED_LEN: usize = 4320;
-const PINNED_DIGEST: &str = "b9dc0d38c1ac63de4a3dc0999ababadb924c576fb64ba8d36b4e32118f392916";
+const PINNED_LEN: usize = 5048;
+const PINNED_DIGEST: &str = "7620909b48b89f6b569f08a4af522834ddbc238bfdf6595c1a362592a2bec10b";
 
 #[test]
 fn empty_body_round_trips() {
