@@ -241,6 +241,11 @@ pub fn fill(
                         .collect(),
                 )
             });
+            for &s in &pick {
+                if let Some(u) = used.get_mut(s) {
+                    *u = true;
+                }
+            }
             if let Some(d) = done.get_mut(a) {
                 *d = true;
             }
@@ -296,6 +301,52 @@ pub fn fill(
                             .collect(),
                     )
                 });
+                for &s in several {
+                    if let Some(u) = used.get_mut(s) {
+                        *u = true;
+                    }
+                }
+            }
+        }
+    }
+    // A value of this turn no argument took, that would fit an argument already given, makes
+    // that argument ambiguous (`order 4411 and 5530`).
+    if out.ambiguous.is_none() {
+        for s in first_own..slots.len() {
+            if used.get(s).copied().unwrap_or(true) {
+                continue;
+            }
+            let Some(slot) = slots.get(s) else { continue };
+            if matches!(slot.kind, SlotKind::Count(_)) {
+                continue;
+            }
+            let taken = out.given.iter().find(|g| {
+                specs
+                    .iter()
+                    .find(|spec| spec.name == g.argument)
+                    .is_some_and(|spec| fit(spec.kind, slot) > 0)
+                    && slots.get(g.slot).is_some_and(|given| {
+                        specs
+                            .iter()
+                            .find(|spec| spec.name == g.argument)
+                            .is_some_and(|spec| fit(spec.kind, slot) >= fit(spec.kind, given))
+                    })
+            });
+            if let Some(g) = taken {
+                let values = [
+                    slots
+                        .get(g.slot)
+                        .map(|x| x.text.clone())
+                        .unwrap_or_default(),
+                    slot.text.clone(),
+                ];
+                out.ambiguous = Some((g.argument.clone(), values.to_vec()));
+                let argument = g.argument.clone();
+                out.given.retain(|g| g.argument != argument);
+                if let Some(u) = used.get_mut(s) {
+                    *u = true;
+                }
+                break;
             }
         }
     }

@@ -9,7 +9,7 @@
 
 use rust_stemmers::Stemmer;
 use stalwart_record::{
-    ArchivedReader, ArchivedTermClass, ArchivedWord, ArchivedWordKind, TermClass,
+    ArchivedReader, ArchivedTermClass, ArchivedWord, ArchivedWordKind, Language, TermClass,
 };
 
 use crate::compile::{MAX_PHRASE, TYPO_MIN, deletions};
@@ -71,14 +71,47 @@ pub struct Reading {
     pub letters: u32,
 }
 
+/// Whether a word is a verb's past form (`charged`, `refunded`, `sent`; `cobrado`, `cobrou`,
+/// `estornaram`): it tells what happened rather than asks for it.
+fn is_past(word: &str, language: Language) -> bool {
+    let long = word.chars().count() > 4;
+    match language {
+        Language::En => {
+            (long && word.ends_with("ed")) || matches!(word, "sent" | "paid" | "took" | "gave")
+        }
+        Language::PtBr => {
+            long && [
+                "ado", "ada", "ido", "ida", "ou", "aram", "eram", "iram", "ei", "ados", "idos",
+            ]
+            .iter()
+            .any(|e| word.ends_with(e))
+        }
+    }
+}
+
 /// Reads `turn` with `reader`.
 pub fn read(reader: &ArchivedReader, stemmer: &Stemmer, turn: &str) -> Reading {
     let toks = tokens(turn, MAX_TOKENS);
     let mut items = Vec::with_capacity(toks.len());
     let mut i = 0;
     while i < toks.len() {
-        let (kind, len) = item_at(reader, stemmer, &toks, i);
+        let (mut kind, len) = item_at(reader, stemmer, &toks, i);
         let len = len.max(1);
+        // An action in a past form tells what happened: it is read as a thing, not a request.
+        if let ItemKind::Term {
+            term,
+            class: TermClass::Action,
+        } = kind
+            && len == 1
+            && toks
+                .get(i)
+                .is_some_and(|t| is_past(&t.folded, language_of(reader)))
+        {
+            kind = ItemKind::Term {
+                term,
+                class: TermClass::Other,
+            };
+        }
         let start = toks.get(i).map_or(0, |t| t.start);
         let end = toks.get(i + len - 1).map_or(start, |t| t.end);
         items.push(Item {
@@ -116,6 +149,13 @@ pub fn read(reader: &ArchivedReader, stemmer: &Stemmer, turn: &str) -> Reading {
         }
     }
     reading
+}
+
+fn language_of(reader: &ArchivedReader) -> Language {
+    match reader.language {
+        stalwart_record::ArchivedLanguage::En => Language::En,
+        stalwart_record::ArchivedLanguage::PtBr => Language::PtBr,
+    }
 }
 
 /// Latin letters (with their accents): Basic Latin to Latin Extended Additional.
