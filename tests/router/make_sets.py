@@ -123,6 +123,20 @@ def en():
         "how do refunds work?", "reembolso del pedido {id}", "por favor, reembolso del pedido {id}",
         "cancel my subscription", "I was charged twice, why?",
     ], n=1)
+    # Turns that tell what happened, undo something, or hold two values for one argument.
+    r += rows_for("desk", "unread", "", [
+        "what was I charged for order {id}, 10.00?", "order {id} was charged 10.00 by mistake",
+        "reverse the charge for order {id} 10.00", "you charged order {id} 10.00 twice",
+        "undo the charge on order {id}",
+    ], n=1)
+    r += rows_for("billing", "unread", "", ["should I refund order {id} 40.00?"], n=1)
+    r += rows_for("billing", "confirm", "refund_card", [
+        "order {id} was charged {amt} by mistake, refund it",
+    ], with_amount=True, amounts=EN_AMOUNTS, n=2)
+    r += rows_for("desk", "ask", "get_order", ["check order {id} and 5530"], n=1)
+    r += rows_for("desk", "ask", "send_receipt", [
+        "send the receipt for order {id} to ann@example.com and bob@example.com",
+    ], n=1)
     return r
 
 
@@ -210,6 +224,19 @@ def pt():
         "qual a previsão do tempo hoje", "me conta uma piada", "olá", "não reembolse o pedido {id}",
         "como funciona o reembolso?", "refund order {id} 40.00 please", "quiero la devolución del pedido {id}",
         "cancele minha assinatura", "fui cobrado duas vezes, por quê?",
+    ], n=1)
+    r += rows_for("desk", "unread", "", [
+        "desfaça a cobrança do pedido {id} 10,00", "reverta a cobrança do pedido {id}",
+        "o pedido {id} foi cobrado 10,00 por engano", "já enviei o recibo do pedido {id} para a@b.co",
+        "você cobrou o pedido {id} duas vezes, 10,00",
+    ], n=1)
+    r += rows_for("billing", "unread", "", ["devo reembolsar o pedido {id} 40,00?"], n=1)
+    r += rows_for("billing", "confirm", "refund_card", [
+        "o pedido {id} foi cobrado {amt} por engano, estorne",
+    ], with_amount=True, amounts=PT_AMOUNTS, n=2)
+    r += rows_for("desk", "ask", "get_order", ["verifique os pedidos {id} e 5530"], n=1)
+    r += rows_for("desk", "ask", "send_receipt", [
+        "envie o recibo do pedido {id} para ana@exemplo.com e bia@exemplo.com",
     ], n=1)
     return r
 
