@@ -11,9 +11,11 @@
 //! The crate depends on the record alone. `compile` builds the readers the compiler puts in the
 //! record; everything else runs on a loaded record: `read` (a turn's words), `slots` (its
 //! values), `select` (routes scored, the plan of the best), `arguments` (values to a tool's
-//! arguments), `plan` (the plan and its JSON), `words` (the texts of questions and reasons).
+//! arguments), `call` (the call a plan writes, and chains), `plan` (the plan and its JSON),
+//! `words` (the texts of questions and reasons).
 
 pub mod arguments;
+pub mod call;
 pub mod compile;
 pub mod fold;
 pub mod lexicon;
@@ -28,10 +30,10 @@ use std::fmt;
 use rust_stemmers::Stemmer;
 use stalwart_record::{ArchivedOnUnread, ArchivedRecordBody, Language};
 
+pub use call::RunResult;
 pub use compile::compile_readers;
 pub use lexicon::{language_by_name, language_name};
 pub use plan::{Plan, PlanKind, PlanSlot, PlannedCall, Record, Score, SlotAt, Unread};
-pub use select::RunResult;
 
 use crate::read::ItemKind;
 use crate::select::{Ctx, Stop, Turn, precheck, route_plan, score_of, score_routes, two_at_once};
@@ -96,11 +98,10 @@ const MAX_EARLIER: usize = 8;
 /// The plan for the request's turn. Deterministic: the same record and request always give the
 /// same plan.
 pub fn plan(body: &ArchivedRecordBody, req: &Request<'_>) -> Result<Plan, PlanError> {
-    let (agent_index, agent) = body
+    let agent = body
         .agents
         .iter()
-        .enumerate()
-        .find(|(_, a)| a.name.as_str() == req.agent)
+        .find(|a| a.name.as_str() == req.agent)
         .ok_or_else(|| PlanError::UnknownAgent {
             agent: req.agent.to_string(),
             agents: body
@@ -122,7 +123,6 @@ pub fn plan(body: &ArchivedRecordBody, req: &Request<'_>) -> Result<Plan, PlanEr
     let cx = Ctx {
         body,
         agent,
-        agent_index: agent_index as u32,
         language,
         reader,
         stemmer: Stemmer::create(lexicon::algorithm(language)),
@@ -387,7 +387,7 @@ fn merge(
     terms.extend(previous.turn.term_ids());
     terms.sort_unstable();
     terms.dedup();
-    let merged = select::tool_plan(cx, base, tool, &filled, &tagged, &terms, results);
+    let merged = call::tool_plan(cx, base, tool, &filled, &tagged, &terms, results);
     // A question that got no value nearer its answer stays as the turn alone made it.
     let progressed = merged.slots.len() > previous.plan.slots.len()
         || merged.kind != PlanKind::Ask
