@@ -454,6 +454,35 @@ mod tests {
     }
 
     #[test]
+    fn a_number_word_fills_a_count_and_nothing_else() {
+        let count = Slot {
+            kind: SlotKind::Count(2),
+            text: "duas".into(),
+            start: 0,
+            end: 4,
+            before: None,
+            after: None,
+            item: 0,
+        };
+        assert_eq!(typed(ArgKind::Integer, &count), Some(serde_json::json!(2)));
+        assert_eq!(typed(ArgKind::Number, &count), None);
+        let specs = [
+            spec("quantity", ArgKind::Integer),
+            spec("amount", ArgKind::Number),
+        ];
+        let filled = fill(&specs, &[count], 0, &|_, _| false);
+        assert_eq!(
+            filled.given,
+            vec![Given {
+                argument: "quantity".into(),
+                value: serde_json::json!(2),
+                slot: 0
+            }]
+        );
+        assert_eq!(filled.missing, ["amount"]);
+    }
+
+    #[test]
     fn two_values_that_fit_equally_are_asked_about() {
         let specs = [spec("amount", ArgKind::Number)];
         let slots = [num("40.00", 40.0, false, 0), num("50.00", 50.0, false, 9)];
