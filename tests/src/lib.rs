@@ -2,6 +2,7 @@
 //! `stalwart` binary, running it, and the paths of the shipped example and the shared corpus.
 
 pub mod gardener;
+pub mod labelled;
 pub mod postgres;
 pub mod scenario;
 pub mod store_fixture;

@@ -5,7 +5,7 @@ use stalwart_diagnostics::FileId;
 use stalwart_diagnostics::Span;
 use stalwart_record::Source;
 use stalwart_sema::model::{agent_rulebook_set, gates_for, rulebook_model};
-use stalwart_sema::{agent_catalogue, parse_agent_file};
+use stalwart_sema::{RulebookModule, agent_catalogue, parse_agent_file};
 
 use crate::agent::{Lowered, SourceMap, lower_agent};
 
@@ -46,6 +46,33 @@ pub fn lower_agent_file(db: &dyn Db, file: SourceFile) -> Lowered {
         let span_of = |span: Span| map.span(span);
         let attached = crate::gate::attach(&mut lowered.body, &gates, &span_of);
         lowered.diagnostics.extend(attached);
+        let mut intents = Vec::new();
+        let mut utterances = std::collections::BTreeMap::new();
+        let dialect = model.dialect.unwrap_or(stalwart_syntax::Dialect::V1);
+        for &f in set.files(db) {
+            match &stalwart_sema::model::parse_rulebook_as(db, f, dialect).module {
+                RulebookModule::V1(module) => {
+                    intents.extend(crate::selector::intents_v1(module));
+                    for (k, v) in crate::selector::utterances_v1(module) {
+                        utterances.entry(k).or_insert(v);
+                    }
+                }
+                RulebookModule::V2(module) => {
+                    intents.extend(crate::selector::intents_v2(module, f.text(db)));
+                }
+                RulebookModule::Sheet(_) => {}
+            }
+        }
+        crate::selector::lower_selector(&mut lowered.body, &intents, &utterances, &gates, &span_of);
+    } else {
+        let span_of = |span: Span| map.span(span);
+        crate::selector::lower_selector(
+            &mut lowered.body,
+            &[],
+            &Default::default(),
+            &stalwart_sema::model::paths::Gates::default(),
+            &span_of,
+        );
     }
     lowered
 }

@@ -152,7 +152,7 @@ fn body_that_is_not_an_archive() {
     let mut bytes = encoded();
     // The root object sits at the end of the body; fill it with bytes no archive holds.
     let len = bytes.len();
-    bytes[len - 64..].fill(0xFF);
+    bytes[len - 88..].fill(0xFF);
     reseal(&mut bytes);
     let error = load_error(&bytes);
     assert!(matches!(error, LoadError::Archive(_)), "{error}");
@@ -378,6 +378,42 @@ fn index_out_of_range_in_every_field() {
                 }
             },
             "`exprs[7].compare.left` refers to expression 40, but the record has 20 expressions",
+        ),
+        (
+            |b| b.selector.routes[0].intent = Some(1),
+            "`selector.routes[0].intent` refers to intent 1, but the record has 1 intent",
+        ),
+        (
+            |b| b.selector.routes[0].target = RouteTarget::Tool(9),
+            "`selector.routes[0].target.tool` refers to tool 9, but the record has 4 tools",
+        ),
+        (
+            |b| b.selector.intents[0].span.source = 8,
+            "`selector.intents[0].span.source` refers to source file 8, but the record has 2 source files",
+        ),
+        (
+            |b| b.selector.readers[0].terms[2].postings[1].route = 3,
+            "`selector.readers[0].terms[2].postings[1].route` refers to route 3, but the record has 3 routes",
+        ),
+        (
+            |b| b.selector.readers[0].words[7].kind = WordKind::Term(4),
+            "`selector.readers[0].words[7].kind.term` refers to term 4, but the record has 4 terms",
+        ),
+        (
+            |b| b.selector.readers[0].phrases[0].kind = WordKind::Term(5),
+            "`selector.readers[0].phrases[0].kind.term` refers to term 5, but the record has 4 terms",
+        ),
+        (
+            |b| b.selector.readers[0].stems[0].term = 4,
+            "`selector.readers[0].stems[0].term` refers to term 4, but the record has 4 terms",
+        ),
+        (
+            |b| b.selector.readers[0].near[0].word = 12,
+            "`selector.readers[0].near[0].word` refers to word 12, but the record has 12 words",
+        ),
+        (
+            |b| b.selector.readers[0].profiles[0].examples[0][1] = 4,
+            "`selector.readers[0].profiles[0].examples[0].terms[1]` refers to term 4, but the record has 4 terms",
         ),
     ];
     for (damage, expected) in cases {

@@ -137,8 +137,8 @@ fn rich_body_bytes_are_pinned() {
     assert_eq!(blake3::hash(&bytes).to_hex().as_str(), PINNED_DIGEST);
 }
 
-const PINNED_LEN: usize = 4528;
-const PINNED_DIGEST: &str = "3df292ca568fe047f8f432eed1475153bcf6a6e4abbb68afab92df0389960b26";
+const PINNED_LEN: usize = 5264;
+const PINNED_DIGEST: &str = "18a342a40ba7f2b0ef1c4d04e5800d9d4987ad02fe401ffb3baba14cf68d2f7f";
 
 #[test]
 fn empty_body_round_trips() {

@@ -350,6 +350,7 @@ fn merge(into: &mut Gates, more: Gates) {
         into.default = more.default;
     }
     into.diagnostics.extend(more.diagnostics);
+    into.said.extend(more.said);
 }
 
 /// Drops the calls of actions NeMo Guardrails runs itself: they are not tools.

@@ -66,6 +66,19 @@ pub struct Gates {
     pub governing: BTreeMap<String, Vec<String>>,
     pub default: Option<Default>,
     pub diagnostics: Vec<Diagnostic>,
+    /// Flows that call no tool, each path that waits for an intent and says a message: for the
+    /// selector (a turn read as that intent is declined with the message, or asked it).
+    pub said: Vec<Said>,
+}
+
+/// A path of a flow that calls no tool: the intent it waits for and the message it says.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Said {
+    pub flow: String,
+    pub intent: String,
+    pub message: String,
+    /// The path holds only under conditions.
+    pub conditional: bool,
 }
 
 /// The state of one path while a flow is walked.
@@ -103,6 +116,16 @@ pub fn add_flow(gates: &mut Gates, flow: &str, paths: Vec<Path>) {
         }
     }
     if tools.is_empty() {
+        for p in &paths {
+            if let (Some(intent), Some((message, _))) = (&p.intent, p.says.first()) {
+                gates.said.push(Said {
+                    flow: flow.to_string(),
+                    intent: intent.clone(),
+                    message: message.clone(),
+                    conditional: !p.conditions.is_empty() || !p.unsupported.is_empty(),
+                });
+            }
+        }
         return;
     }
     for tool in &tools {
