@@ -31,6 +31,10 @@ pub fn inspect_rules(
 ) -> Result<Vec<Inspected>, String> {
     let mut out = Vec::new();
     for path in paths {
+        if loader.list_tree(path).is_some() {
+            out.push(inspect_folder(loader.clone(), path, forced)?);
+            continue;
+        }
         let Some((db, file)) = Database::open(loader.clone(), path) else {
             return Err(format!("cannot read `{}`", path.display()));
         };
@@ -110,6 +114,89 @@ pub fn load_rulebook<'db>(
 
 fn unreadable(path: &Path) -> String {
     format!("cannot read `{}`", path.display())
+}
+
+/// The facts of a NeMo config folder as `RailsConfig.from_path` joins its files': messages by
+/// name (the first file's definition wins, as the reference's reversed join leaves it), flows
+/// and imports of every file (the files in reverse order, as the reference joins them).
+fn inspect_folder(
+    loader: Arc<dyn FileLoader>,
+    path: &Path,
+    forced: Option<Dialect>,
+) -> Result<Inspected, String> {
+    let db = Database::new(loader.clone(), path.to_path_buf());
+    let set = load_rulebook(&db, loader.as_ref(), &[path.to_path_buf()])?;
+    let model = stalwart_sema::model::rulebook_model(&db, set);
+    let dialect = forced.or(model.dialect).unwrap_or(Dialect::V1);
+    let mut diagnostics = model.diagnostics.clone();
+    let mut joined = serde_json::Map::new();
+    joined.insert(
+        "version".into(),
+        serde_json::Value::String(match dialect {
+            Dialect::V1 => "1.0".into(),
+            Dialect::V2 => "2.x".into(),
+        }),
+    );
+    for file in set.files(&db).iter().rev() {
+        let parsed = stalwart_sema::model::parse_rulebook_as(&db, *file, dialect);
+        let facts = match &parsed.module {
+            RulebookModule::V1(m) => stalwart_syntax::inspect_v1(m),
+            RulebookModule::V2(m) => stalwart_syntax::v2::inspect_v2(m),
+            RulebookModule::Sheet(sheet) => inspect_sheet(sheet),
+        };
+        let serde_json::Value::Object(facts) = facts else {
+            continue;
+        };
+        for (key, value) in facts {
+            match (joined.get_mut(&key), value) {
+                (_, serde_json::Value::String(_)) if key == "version" => {}
+                (Some(serde_json::Value::Object(into)), serde_json::Value::Object(more)) => {
+                    // A later (in reverse: an earlier) file's definition replaces.
+                    for (k, v) in more {
+                        into.insert(k, v);
+                    }
+                }
+                (Some(serde_json::Value::Array(into)), serde_json::Value::Array(more)) => {
+                    into.extend(more);
+                }
+                (_, value) => {
+                    joined.insert(key, value);
+                }
+            }
+        }
+    }
+    // The library modules the files import are loaded with them, as the reference loads them.
+    let imported: Vec<String> = joined
+        .get("imports")
+        .and_then(serde_json::Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|i| i.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    let library = stalwart_sema::model::library::library();
+    for path in library.v2_imports_closure(imported.iter().map(String::as_str)) {
+        let Some(flows) = library.v2_module(&path) else {
+            continue;
+        };
+        if let Some(serde_json::Value::Array(list)) = joined.get_mut("flows") {
+            for f in flows {
+                list.push(serde_json::json!({
+                    "name": f.name,
+                    "parameters": f.parameters,
+                    "library": path,
+                }));
+            }
+        }
+    }
+    stalwart_diagnostics::sort(&mut diagnostics);
+    Ok(Inspected {
+        file: path.to_path_buf(),
+        facts: serde_json::Value::Object(joined),
+        diagnostics,
+        files: db.files(),
+    })
 }
 
 /// Compiles a rulebook on its own (a file, several files, or a NeMo config folder) into a record
