@@ -56,20 +56,40 @@ impl Case {
     /// Compiles (which must succeed) and answers the codes of its warnings, in order.
     fn warnings(&self) -> Vec<String> {
         let out = self.compile();
-        assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}{}",
+            stdout(&out),
+            stderr(&out)
+        );
         std::fs::write(self.dir.path().join("rec/licence.json"), LICENCE).unwrap();
         stdout(&out)
             .lines()
             .filter_map(|l| serde_json::from_str::<Value>(l).ok())
             .filter(|d| d.get("code").is_some())
-            .map(|d| format!("{} {}", d["code"].as_str().unwrap(), d["message"].as_str().unwrap()))
+            .map(|d| {
+                format!(
+                    "{} {}",
+                    d["code"].as_str().unwrap(),
+                    d["message"].as_str().unwrap()
+                )
+            })
             .collect()
     }
 
     fn check(&self, tool: &str, args: Value, more: &[&str]) -> Value {
         let args = args.to_string();
         let mut all = vec![
-            "check", "rec", "--agent", "desk", "--tool", tool, "--args", &args, "--history",
+            "check",
+            "rec",
+            "--agent",
+            "desk",
+            "--tool",
+            tool,
+            "--args",
+            &args,
+            "--history",
             "h.json",
         ];
         all.extend_from_slice(more);
@@ -83,8 +103,16 @@ impl Case {
         let out = run(
             self.dir.path(),
             &[
-                "report", "rec", "--history", "h.json", "--step", &step, "--outcome", "ran",
-                "--result", result,
+                "report",
+                "rec",
+                "--history",
+                "h.json",
+                "--step",
+                &step,
+                "--outcome",
+                "ran",
+                "--result",
+                result,
             ],
         );
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -126,10 +154,25 @@ fn a_subflow_in_another_file_is_governed_with_its_callers_intent() {
     let paid = case.check(
         "refund_card",
         args.clone(),
-        &[REFUND, &["--turn", "refund order 4411 40", "--intent", "ask refund", "--context", r#"{"order_paid": true}"#]].concat(),
+        &[
+            REFUND,
+            &[
+                "--turn",
+                "refund order 4411 40",
+                "--intent",
+                "ask refund",
+                "--context",
+                r#"{"order_paid": true}"#,
+            ],
+        ]
+        .concat(),
     );
     assert_eq!(verdict(&paid), "confirm write");
-    let unpaid = case.check("refund_card", args.clone(), &[REFUND, &["--intent", "ask refund"]].concat());
+    let unpaid = case.check(
+        "refund_card",
+        args.clone(),
+        &[REFUND, &["--intent", "ask refund"]].concat(),
+    );
     assert_eq!(verdict(&unpaid), "refuse refuse to respond");
     assert_eq!(unpaid["detail"]["flow"], "refunds");
     let no_intent = case.check("refund_card", args, REFUND);
@@ -138,12 +181,10 @@ fn a_subflow_in_another_file_is_governed_with_its_callers_intent() {
 
 #[test]
 fn a_tool_only_a_flow_that_never_acts_calls_is_named_and_not_governed() {
-    let case = Case::new(&[
-        (
-            "main.co",
-            "define flow refunds\n  user ask refund\n  execute check_order\n\ndefine subflow forgotten\n  execute refund_card\n",
-        ),
-    ]);
+    let case = Case::new(&[(
+        "main.co",
+        "define flow refunds\n  user ask refund\n  execute check_order\n\ndefine subflow forgotten\n  execute refund_card\n",
+    )]);
     let warnings = case.warnings();
     assert_eq!(
         warnings,
@@ -158,10 +199,7 @@ fn a_tool_only_a_flow_that_never_acts_calls_is_named_and_not_governed() {
 fn in_2x_main_decides_which_flows_act_across_files() {
     let case = Case::new(&[
         ("config.yml", "colang_version: \"2.x\"\n"),
-        (
-            "main.co",
-            "import core\n\nflow main\n  activate refunds\n",
-        ),
+        ("main.co", "import core\n\nflow main\n  activate refunds\n"),
         (
             "refunds.co",
             "flow refunds\n  user said \"refund my order\"\n  await RefundCardAction(order_id=\"1\")\n\nflow never run\n  await CheckOrderAction()\n",
@@ -187,7 +225,10 @@ fn a_tools_result_decides_the_path_as_nemo_writes_it() {
     assert_eq!(case.warnings(), Vec::<String>::new());
     let args = json!({"order_id": "7", "amount": 5});
     // Before check_order answered, `$response.blocked` is null: false.
-    assert_eq!(verdict(&case.check("refund_card", args.clone(), REFUND)), "confirm argument_origin");
+    assert_eq!(
+        verdict(&case.check("refund_card", args.clone(), REFUND)),
+        "confirm argument_origin"
+    );
     let c = case.check("check_order", json!({"order_id": "7"}), &[]);
     assert_eq!(verdict(&c), "allow allow");
     let step = c["idempotency_key"].is_string();
@@ -199,7 +240,10 @@ fn a_tools_result_decides_the_path_as_nemo_writes_it() {
     );
     case.check("check_order", json!({"order_id": "7"}), &[]);
     case.report(4, r#"{"blocked": false}"#);
-    assert_eq!(verdict(&case.check("refund_card", args, REFUND)), "confirm argument_origin");
+    assert_eq!(
+        verdict(&case.check("refund_card", args, REFUND)),
+        "confirm argument_origin"
+    );
 }
 
 #[test]
@@ -217,10 +261,18 @@ fn what_the_check_never_has_makes_a_path_possibly_taken() {
     );
     let args = json!({"order_id": "1", "amount": 5});
     // The call on the possibly-taken path never passes; the refusal on the other side applies.
-    let a = case.check("refund_card", args.clone(), &[REFUND, &["--intent", "ask refund"]].concat());
+    let a = case.check(
+        "refund_card",
+        args.clone(),
+        &[REFUND, &["--intent", "ask refund"]].concat(),
+    );
     assert_eq!(verdict(&a), "refuse refuse to respond");
     // A reads_outside tool's result is never read: `$mail.blocked` is null, so false.
-    let b = case.check("refund_card", args, &[REFUND, &["--intent", "ask mail"]].concat());
+    let b = case.check(
+        "refund_card",
+        args,
+        &[REFUND, &["--intent", "ask mail"]].concat(),
+    );
     assert_eq!(verdict(&b), "confirm argument_origin");
 }
 
@@ -241,14 +293,28 @@ fn conditions_read_the_config_lists_in_is_none_and_len() {
         verdict(&case.check(
             "refund_card",
             args,
-            &["--intent", "ask refund", "--origins", r#"{"order_id": "typed", "amount": "typed", "currency": "typed", "note": "typed"}"#],
+            &[
+                "--intent",
+                "ask refund",
+                "--origins",
+                r#"{"order_id": "typed", "amount": "typed", "currency": "typed", "note": "typed"}"#,
+            ],
         ))
     };
-    assert_eq!(go(json!({"order_id": "1", "amount": 5, "currency": "GBP"})), "refuse refuse unknown currency");
+    assert_eq!(
+        go(json!({"order_id": "1", "amount": 5, "currency": "GBP"})),
+        "refuse refuse unknown currency"
+    );
     assert_eq!(
         go(json!({"order_id": "1", "amount": 5, "currency": "EUR", "note": "a very long note"})),
         "refuse refuse long note"
     );
-    assert_eq!(go(json!({"order_id": "1", "amount": 5, "currency": "USD"})), "confirm gate_clarify,argument_origin");
-    assert_eq!(go(json!({"order_id": "1", "amount": 5, "currency": "EUR", "note": "ok"})), "confirm argument_origin");
+    assert_eq!(
+        go(json!({"order_id": "1", "amount": 5, "currency": "USD"})),
+        "confirm gate_clarify,argument_origin"
+    );
+    assert_eq!(
+        go(json!({"order_id": "1", "amount": 5, "currency": "EUR", "note": "ok"})),
+        "confirm argument_origin"
+    );
 }
