@@ -1,7 +1,11 @@
 //! Helpers for the workspace-level integration tests in `tests/tests/`: locating the built
 //! `stalwart` binary, running it, and the paths of the shipped example and the shared corpus.
 
+pub mod gardener;
+pub mod labelled;
+pub mod postgres;
 pub mod scenario;
+pub mod store_fixture;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

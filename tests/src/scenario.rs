@@ -8,8 +8,9 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 use stalwart_diagnostics::FileId;
 use stalwart_record::Record;
+use stalwart_router::{Earlier, Plan, Record as Recorded, Request, RunResult};
 use stalwart_runtime::history::parse_time;
-use stalwart_runtime::{Call, Check, Env, Key, Outcome, Session};
+use stalwart_runtime::{Call, Check, Entry, Env, Key, Outcome, Session};
 
 /// The clock scenarios start at unless they say otherwise: 2026-11-30T12:00:00Z.
 pub const DEFAULT_NOW: u64 = 1_796_040_000;
@@ -54,6 +55,7 @@ pub fn run_scenario(path: &Path) -> Result<usize, String> {
         .unwrap_or(DEFAULT_NOW + 365 * 86_400);
     let key = Key::new("scenario", [42; 32], expires).for_record(&record.header().digest);
     let mut saved: BTreeMap<String, String> = BTreeMap::new();
+    let mut last_plan: Option<Plan> = None;
     let mut failures = Vec::new();
     let steps = doc
         .get("steps")
@@ -68,9 +70,33 @@ pub fn run_scenario(path: &Path) -> Result<usize, String> {
             .map(str::to_string)
             .unwrap_or_else(|| format!("step {}", i + 1));
         if let Some(text) = step.get("read").and_then(Value::as_str) {
-            stalwart_runtime::read(env, &mut session, text);
+            if step.get("plan").is_some() || step.get("language").is_some() {
+                let plan = plan_turn(body, &session, step, Some(text))?;
+                if let Some(expect) = step.get("plan") {
+                    failures.extend(compare_plan(&label, &plan, expect));
+                }
+                match plan.record_as {
+                    Recorded::Read => stalwart_runtime::read(env, &mut session, text),
+                    Recorded::Reply => stalwart_runtime::reply(env, &mut session, text),
+                }
+                last_plan = Some(plan);
+            } else {
+                stalwart_runtime::read(env, &mut session, text);
+            }
+        } else if let Some(expect) = step.get("plan_again") {
+            let plan = plan_turn(body, &session, step, None)?;
+            failures.extend(compare_plan(&label, &plan, expect));
+            last_plan = Some(plan);
         } else if let Some(text) = step.get("reply").and_then(Value::as_str) {
             stalwart_runtime::reply(env, &mut session, text);
+        } else if let Some(spec) = step.get("session") {
+            let agent = spec
+                .get("agent")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let id = spec.get("id").and_then(Value::as_str).unwrap_or("scenario");
+            session = Session::new(agent, id);
+            last_plan = None;
         } else if let Some(seconds) = step.get("advance").and_then(Value::as_u64) {
             now += seconds;
         } else if let Some(report) = step.get("report") {
@@ -87,7 +113,30 @@ pub fn run_scenario(path: &Path) -> Result<usize, String> {
         } else if let Some(edit) = step.get("tamper") {
             session = tamper(&session, edit).map_err(|e| format!("{label}: {e}"))?;
         } else if let Some(spec) = step.get("check") {
-            let call = call_from(spec, &saved);
+            let mut call = call_from(spec, &saved);
+            let from_plan = spec.get("from_plan");
+            if let Some(which) = from_plan.filter(|v| !v.is_null()) {
+                let plan = last_plan.as_ref();
+                let planned = match which.as_str() {
+                    Some("read") => plan.and_then(|p| p.reads.first()),
+                    _ => plan.and_then(|p| p.call.as_ref()),
+                };
+                let Some(planned) = planned else {
+                    failures.push(format!("{label}: `from_plan` but no plan wrote that call"));
+                    continue;
+                };
+                call.tool = planned.tool.clone();
+                call.arguments = planned.arguments.clone().into();
+                call.origins = planned
+                    .origins
+                    .iter()
+                    .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+                    .collect::<BTreeMap<_, _>>()
+                    .into();
+                if call.intent.is_none() {
+                    call.intent = last_plan.as_ref().and_then(|p| p.intent.clone());
+                }
+            }
             let check = stalwart_runtime::check_tool_call(body, env, &mut session, &call);
             if let Some(name) = step.get("save").and_then(Value::as_str)
                 && let Some(token) = &check.confirmation
@@ -118,6 +167,95 @@ pub fn run_scenario(path: &Path) -> Result<usize, String> {
         Ok(steps.len())
     } else {
         Err(format!("{}:\n  {}", path.display(), failures.join("\n  ")))
+    }
+}
+
+/// The selector's plan for `turn` (or, with `None`, for the history's last turn again, with the
+/// results its run reported since), with the session's earlier turns.
+fn plan_turn(
+    body: &stalwart_record::ArchivedRecordBody,
+    session: &Session,
+    step: &Value,
+    turn: Option<&str>,
+) -> Result<Plan, String> {
+    let language = match step.get("language").and_then(Value::as_str) {
+        Some(name) => Some(
+            stalwart_router::language_by_name(name)
+                .ok_or_else(|| format!("unknown language `{name}`"))?,
+        ),
+        None => None,
+    };
+    let turns: Vec<Earlier<'_>> = session
+        .entries()
+        .iter()
+        .filter_map(|e| match e {
+            Entry::Read { text, .. } => Some(Earlier { text, reply: false }),
+            Entry::Reply { text, .. } => Some(Earlier { text, reply: true }),
+            _ => None,
+        })
+        .collect();
+    let ran: Vec<(u32, String, Value)> = session
+        .allowed_run_calls()
+        .filter_map(|c| Some((c.step, c.tool.to_string(), session.result_of(c)?.clone())))
+        .collect();
+    let (turn, earlier, results): (&str, &[Earlier<'_>], Vec<RunResult<'_>>) = match turn {
+        Some(t) => (t, &turns, Vec::new()),
+        None => {
+            let (last, before) = turns.split_last().ok_or("`plan_again` with no turn")?;
+            let results = ran
+                .iter()
+                .map(|(step, tool, result)| RunResult {
+                    step: *step,
+                    tool,
+                    result,
+                })
+                .collect();
+            (last.text, before, results)
+        }
+    };
+    stalwart_router::plan(
+        body,
+        &Request {
+            agent: &session.agent,
+            turn,
+            language,
+            earlier,
+            results: &results,
+        },
+    )
+    .map_err(|e| e.to_string())
+}
+
+/// Compares a plan with what the scenario expects: each key named must equal the plan's (JSON,
+/// numbers compared as numbers); keys not named are not compared.
+fn compare_plan(label: &str, plan: &Plan, expect: &Value) -> Vec<String> {
+    let got = plan.to_json();
+    let Value::Object(expected) = expect else {
+        return vec![format!("{label}: `plan` must be a mapping")];
+    };
+    expected
+        .iter()
+        .filter(|(k, v)| !same(got.get(k.as_str()).unwrap_or(&Value::Null), v))
+        .map(|(k, v)| {
+            format!(
+                "{label}: plan.{k} = {} (expected {v}); got {got}",
+                got[k.as_str()]
+            )
+        })
+        .collect()
+}
+
+/// JSON equality with numbers compared as numbers (`40` = `40.0`).
+pub fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same(a, b))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
+        }
+        _ => a == b,
     }
 }
 

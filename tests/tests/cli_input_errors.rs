@@ -188,10 +188,10 @@ fn an_empty_rulebook_is_a_warning() {
     assert_eq!(
         one(&found),
         (
-            "W0504",
+            "W1617",
             1,
             1,
-            "the rulebook `policy.co` is empty: it governs no tool"
+            "the rulebook `policy.co` defines nothing: it governs no tool"
         )
     );
 }

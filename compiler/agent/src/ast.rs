@@ -72,6 +72,8 @@ pub struct AgentDecl {
     pub tools: Vec<Spanned<String>>,
     pub hands_off_to: Vec<Spanned<String>>,
     pub on_unread: Option<Spanned<OnUnread>>,
+    /// `language:`: the language the selector reads this agent's turns in.
+    pub language: Option<Spanned<Language>>,
     pub privilege: Option<Spanned<Trust>>,
     pub budget: Option<Spanned<u32>>,
     pub exit_after: Option<Spanned<ExitAfter>>,

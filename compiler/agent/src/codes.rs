@@ -144,6 +144,13 @@ pub const EMPTY_NAME: Code = Code {
     slug: "empty-name",
 };
 
+/// `language: pt-PT` (or `pt`): European Portuguese is not a grammar the selector has. The
+/// selector reads English (`en`) and Brazilian Portuguese (`pt-BR`) only.
+pub const LANGUAGE_UNSUPPORTED: Code = Code {
+    id: "E0120",
+    slug: "language-unsupported",
+};
+
 /// An agent names a tool that no source (inline, catalogue, MCP answer, Python module) declares.
 pub const UNKNOWN_TOOL: Code = Code {
     id: "E0150",

@@ -50,6 +50,12 @@ pub fn text(proof: &Proof, argument: &str) -> String {
                 "Compiled the rulebook {}: the tool check enforces the rules verified here.",
                 r.trim_start_matches("./")
             );
+            if proof.governs.is_empty() {
+                out.push_str(
+                    "It governs no tool of the catalogue: the check's other steps decide every \
+                     call (QG004's permissive default).\n",
+                );
+            }
         }
         None => out.push_str("No rulebook: the tool check decides by the catalogue alone.\n"),
     }
@@ -219,6 +225,8 @@ pub fn json(proof: &Proof) -> Value {
         "turns": proof.turns,
         "engines": ENGINES,
         "rulebook": proof.rulebook,
+        "governs": proof.governs,
+        "not_governed": proof.not_governed,
         "lints": proof.lints,
         "code": proof.code,
         "findings": proof.findings.iter().map(|f| {
@@ -348,6 +356,8 @@ mod tests {
             .collect();
         Proof {
             rulebook: None,
+            governs: Vec::new(),
+            not_governed: Vec::new(),
             lints: Vec::new(),
             code: CodeReport {
                 files: 0,

@@ -14,6 +14,7 @@ use stalwart_driver::{CompileOptions, DiskLoader};
 #[macro_use]
 mod output;
 mod render;
+mod turns;
 mod verify;
 
 /// The binary's allocator. Parsing a rulebook allocates many small nodes and frees them together;
@@ -93,6 +94,25 @@ enum Command {
         #[arg(long)]
         turns: Option<u32>,
     },
+    /// The selector's plan for a turn, as JSON (DESIGN §6).
+    Plan {
+        /// The record folder (`stalwart compile` wrote it).
+        dir: PathBuf,
+        /// The agent whose turn this is.
+        #[arg(long)]
+        agent: String,
+        /// The turn the person typed. Without it, the history's last turn is planned again with
+        /// the results its run reported since (the next round of a chain).
+        #[arg(long)]
+        turn: Option<String>,
+        /// The language the selector reads the turn in (default: the agent's `language:`, else
+        /// the record's setting, else en). Never guessed from the turn.
+        #[arg(long, value_enum)]
+        language: Option<PlanLanguage>,
+        /// The history file: the earlier turns are read from it, and the turn is recorded in it.
+        #[arg(long)]
+        history: Option<PathBuf>,
+    },
     /// Append the caller's report of what became of call N to the history (signed).
     Report {
         /// The record folder (`stalwart compile` wrote it).
@@ -110,6 +130,11 @@ enum Command {
         #[arg(long)]
         result: Option<String>,
     },
+    /// Conversations that wait for a person: list, show, approve, deny, resume, abandon.
+    Turns {
+        #[command(subcommand)]
+        command: turns::TurnsCommand,
+    },
 }
 
 /// The call `stalwart check` runs the check on (DESIGN §4's flags).
@@ -121,11 +146,15 @@ struct CheckArgs {
     #[arg(long)]
     agent: String,
     /// The tool the call names.
-    #[arg(long)]
-    tool: String,
+    #[arg(long, required_unless_present = "plan")]
+    tool: Option<String>,
     /// The call's arguments: a JSON object, `@FILE` or `-` for standard input.
-    #[arg(long)]
-    args: String,
+    #[arg(long, required_unless_present = "plan")]
+    args: Option<String>,
+    /// A plan `stalwart plan` printed (JSON, `@FILE` or `-`): check the call it writes, with its
+    /// origins and its intent.
+    #[arg(long, conflicts_with_all = ["tool", "args", "origins"])]
+    plan: Option<String>,
     /// Each argument's origin, a JSON object (`{"amount": "typed"}`), `@FILE` or `-`.
     #[arg(long)]
     origins: Option<String>,
@@ -158,8 +187,9 @@ impl From<CheckArgs> for stalwart_driver::CheckRequest {
         Self {
             dir: a.dir,
             agent: a.agent,
-            tool: a.tool,
-            args: a.args,
+            tool: a.tool.unwrap_or_default(),
+            args: a.args.unwrap_or_default(),
+            plan: a.plan,
             origins: a.origins,
             labels: a.labels,
             context: a.context,
@@ -170,6 +200,15 @@ impl From<CheckArgs> for stalwart_driver::CheckRequest {
             undoes: a.undoes,
         }
     }
+}
+
+/// Languages the selector reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PlanLanguage {
+    #[value(name = "en")]
+    En,
+    #[value(name = "pt-BR")]
+    PtBr,
 }
 
 /// Decisions `--fail-on` can name.
@@ -276,6 +315,34 @@ fn main() -> ExitCode {
             depth,
             turns,
         } => verify::graph(&agent, format, depth, turns),
+        Command::Plan {
+            dir,
+            agent,
+            turn,
+            language,
+            history,
+        } => {
+            let req = stalwart_driver::PlanRequest {
+                dir,
+                agent,
+                turn,
+                language: language.map(|l| match l {
+                    PlanLanguage::En => stalwart_record::Language::En,
+                    PlanLanguage::PtBr => stalwart_record::Language::PtBr,
+                }),
+                history,
+            };
+            match stalwart_driver::run_plan(&req) {
+                Ok(plan) => {
+                    outln!("{}", plan.to_json());
+                    0
+                }
+                Err(e) => {
+                    render::host_error(&e);
+                    2
+                }
+            }
+        }
         Command::Report {
             dir,
             history,
@@ -298,6 +365,7 @@ fn main() -> ExitCode {
                 }
             }
         }
+        Command::Turns { command } => turns::run(command),
     };
     let _ = std::io::stdout().flush();
     ExitCode::from(code)

@@ -120,9 +120,10 @@ pub trait Db: salsa::Database {
     /// `None` when there is no such file.
     fn resolve(&self, from: SourceFile, relative: &str) -> Option<SourceFile>;
 
-    /// Every file in `relative` (a folder written inside `from`), sorted by name; empty when it is
-    /// not a folder.
-    fn list_folder(&self, from: SourceFile, relative: &str) -> Vec<String>;
+    /// Every file under `relative` (a folder written inside `from`), at any depth, as paths
+    /// relative to that folder (`/`-separated, sorted; folders whose name starts with `.` are
+    /// left out); `None` when `relative` is not a folder.
+    fn list_tree(&self, from: SourceFile, relative: &str) -> Option<Vec<String>>;
 
     /// Why [`Db::resolve`] found no file at `relative` (written inside `from`); `None` when it
     /// did, or when the owner cannot tell.

@@ -16,6 +16,9 @@ use stalwart_host::{HostError, RECORD_UNUSABLE, REPORT_REFUSED, UNKNOWN_AGENT, U
 use stalwart_record::{LoadError, Record};
 use stalwart_runtime::{Call, Check, Env, Outcome, Session};
 
+/// The code of a record that cannot be used (for the plan's errors).
+pub(crate) const RECORD_UNUSABLE_CODE: stalwart_host::Code = RECORD_UNUSABLE;
+
 /// The flags of `stalwart check`.
 #[derive(Debug, Clone, Default)]
 pub struct CheckRequest {
@@ -31,10 +34,21 @@ pub struct CheckRequest {
     pub history: Option<PathBuf>,
     pub confirmation: Option<String>,
     pub undoes: Option<u32>,
+    /// A plan `stalwart plan` printed (JSON, `@FILE` or `-`): the call it writes is checked —
+    /// its tool, arguments and origins, and its intent unless `intent` is given.
+    pub plan: Option<String>,
 }
 
 /// Runs one check and returns its answer.
 pub fn run_check(req: &CheckRequest) -> Result<Check, HostError> {
+    let planned;
+    let req = match &req.plan {
+        Some(plan) => {
+            planned = from_plan(req, plan)?;
+            &planned
+        }
+        None => req,
+    };
     let record = load_record(&req.dir)?;
     let body = record.body();
     if !body.agents.is_empty() && !body.agents.iter().any(|a| a.name.as_str() == req.agent) {
@@ -117,6 +131,52 @@ pub fn run_check(req: &CheckRequest) -> Result<Check, HostError> {
     Ok(check)
 }
 
+/// The request with the call a plan writes: its tool, arguments, origins and intent.
+fn from_plan(req: &CheckRequest, plan: &str) -> Result<CheckRequest, HostError> {
+    let [plan] = read_flags([("--plan", Some(plan))])?;
+    let plan = match plan {
+        Some(text) => serde_json::Value::Object(object(&text)?),
+        None => serde_json::Value::Null,
+    };
+    let kind = plan
+        .get("kind")
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or("");
+    let call = plan.get("call").filter(|c| !c.is_null());
+    let Some(call) = call.filter(|_| matches!(kind, "tool_step" | "confirm")) else {
+        return Err(HostError::new(
+            stalwart_host::WRONG_SHAPE,
+            format!(
+                "--plan: a plan of kind `{kind}` writes no call to check; only a tool step or a \
+                 confirm does"
+            ),
+        ));
+    };
+    let tool = call
+        .get("tool")
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let field = |name: &str| {
+        call.get(name)
+            .cloned()
+            .unwrap_or_else(|| serde_json::Value::Object(Default::default()))
+            .to_string()
+    };
+    Ok(CheckRequest {
+        tool,
+        args: field("arguments"),
+        origins: Some(field("origins")),
+        intent: req.intent.clone().or_else(|| {
+            plan.get("intent")
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_string)
+        }),
+        plan: None,
+        ..req.clone()
+    })
+}
+
 /// Reads the turns into the session, then checks the call.
 fn check_once(
     body: &stalwart_record::ArchivedRecordBody,
@@ -189,7 +249,7 @@ pub fn run_report(req: &ReportRequest) -> Result<(), HostError> {
     held.save()
 }
 
-fn load_record(dir: &Path) -> Result<Record, HostError> {
+pub(crate) fn load_record(dir: &Path) -> Result<Record, HostError> {
     let path = if dir.is_dir() {
         dir.join("record.bin")
     } else {
@@ -210,7 +270,7 @@ fn load_record(dir: &Path) -> Result<Record, HostError> {
 }
 
 /// Seconds since the epoch, from the system clock (nothing in the environment moves it).
-fn now() -> u64 {
+pub(crate) fn now() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())

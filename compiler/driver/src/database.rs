@@ -9,7 +9,8 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use salsa::Setter;
-use stalwart_db::{Db, LoadProblem, SourceFile};
+pub use stalwart_db::LoadProblem;
+use stalwart_db::{Db, SourceFile};
 use stalwart_diagnostics::{Diagnostic, FileId, Files, Span};
 
 /// A file read as text.
@@ -31,8 +32,9 @@ pub trait FileLoader: Send + Sync {
         let _ = path;
         None
     }
-    /// The names of the files in a folder (not recursive), sorted; empty when it is not a folder.
-    fn list(&self, path: &Path) -> Vec<String>;
+    /// Every file under a folder, at any depth, as `/`-separated paths relative to it, sorted
+    /// (folders whose name starts with `.` are left out); `None` when it is not a folder.
+    fn list_tree(&self, path: &Path) -> Option<Vec<String>>;
 }
 
 /// Reads from the disk.
@@ -58,17 +60,16 @@ impl FileLoader for DiskLoader {
             .map(|b| String::from_utf8_lossy(&b).into_owned())
     }
 
-    fn list(&self, path: &Path) -> Vec<String> {
-        let Ok(entries) = std::fs::read_dir(path) else {
-            return Vec::new();
-        };
-        let mut names: Vec<String> = entries
-            .filter_map(Result::ok)
-            .filter(|e| e.file_type().map(|t| t.is_file()).unwrap_or(false))
-            .filter_map(|e| e.file_name().into_string().ok())
-            .collect();
-        names.sort();
-        names
+    fn list_tree(&self, path: &Path) -> Option<Vec<String>> {
+        if !path.is_dir() {
+            return None;
+        }
+        let mut out = Vec::new();
+        // Folders met, by their real path, so a symbolic link that loops is followed once.
+        let mut seen = std::collections::BTreeSet::new();
+        walk_folder(path, "", &mut out, &mut seen, 0);
+        out.sort();
+        Some(out)
     }
 }
 
@@ -88,13 +89,23 @@ impl FileLoader for MemoryLoader {
         }
     }
 
-    fn list(&self, path: &Path) -> Vec<String> {
+    fn list_tree(&self, path: &Path) -> Option<Vec<String>> {
         let dir = normalize(path);
-        self.files
+        let under: Vec<String> = self
+            .files
             .keys()
-            .filter(|p| p.parent() == Some(dir.as_path()))
-            .filter_map(|p| p.file_name()?.to_str().map(str::to_string))
-            .collect()
+            .filter_map(|p| p.strip_prefix(&dir).ok())
+            .filter(|rel| !rel.as_os_str().is_empty())
+            .filter(|rel| {
+                let parts: Vec<_> = rel.components().collect();
+                parts
+                    .iter()
+                    .take(parts.len().saturating_sub(1))
+                    .all(|c| !c.as_os_str().to_string_lossy().starts_with('.'))
+            })
+            .map(|rel| rel.to_string_lossy().replace('\\', "/"))
+            .collect();
+        (!under.is_empty()).then_some(under)
     }
 }
 
@@ -195,12 +206,10 @@ impl Db for Database {
         self.load(&dir.join(relative))
     }
 
-    fn list_folder(&self, from: SourceFile, relative: &str) -> Vec<String> {
-        let Some(base) = self.full_path(from) else {
-            return Vec::new();
-        };
+    fn list_tree(&self, from: SourceFile, relative: &str) -> Option<Vec<String>> {
+        let base = self.full_path(from)?;
         let dir = base.parent().map(Path::to_path_buf).unwrap_or_default();
-        self.loader.list(&normalize(&dir.join(relative)))
+        self.loader.list_tree(&normalize(&dir.join(relative)))
     }
 
     fn load_problem(&self, from: SourceFile, relative: &str) -> Option<LoadProblem> {
@@ -340,6 +349,44 @@ impl Database {
             }
         }
         files
+    }
+}
+
+/// The deepest a folder tree is walked.
+const MAX_FOLDER_DEPTH: usize = 32;
+
+/// Adds the files under `dir` to `out`, as `prefix` + their path.
+fn walk_folder(
+    dir: &Path,
+    prefix: &str,
+    out: &mut Vec<String>,
+    seen: &mut std::collections::BTreeSet<PathBuf>,
+    depth: usize,
+) {
+    if depth > MAX_FOLDER_DEPTH {
+        return;
+    }
+    if let Ok(real) = dir.canonicalize()
+        && !seen.insert(real)
+    {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.filter_map(Result::ok) {
+        let Ok(name) = entry.file_name().into_string() else {
+            continue;
+        };
+        let path = entry.path();
+        let rel = format!("{prefix}{name}");
+        if path.is_dir() {
+            if !name.starts_with('.') {
+                walk_folder(&path, &format!("{rel}/"), out, seen, depth + 1);
+            }
+        } else if path.is_file() {
+            out.push(rel);
+        }
     }
 }
 

@@ -9,7 +9,9 @@ pub mod compile;
 pub mod database;
 pub mod graph;
 pub mod output;
+pub mod plan;
 pub mod rules;
+pub mod turns;
 pub mod verify;
 
 pub use check::{CheckRequest, ReportRequest, run_check, run_report};
@@ -17,6 +19,7 @@ pub use compile::{
     COMPILER_VERSION, CompileOptions, CompileOutcome, Written, compile_agent, default_out_dir,
 };
 pub use database::{Database, DiskLoader, FileLoader, MemoryLoader, Text, Unreadable};
+pub use plan::{PlanRequest, run_plan};
 pub use rules::{Inspected, compile_rules, inspect_rules};
 pub use stalwart_host::HostError;
 pub use stalwart_runtime::{Check, Decision};

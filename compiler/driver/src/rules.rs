@@ -3,14 +3,16 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use stalwart_db::SourceFile;
 use stalwart_diagnostics::{Diagnostic, Files, Span};
-
 use stalwart_record::{RecordBody, RecordKind, Source, SourceSpan, Tool};
+use stalwart_sema::model::RulebookSet;
 use stalwart_sema::{RulebookModule, parse_rulebook};
 use stalwart_syntax::Dialect;
 
 use crate::compile::{CompileOutcome, UNREADABLE_INPUT, write_record_body};
-use crate::database::{Database, FileLoader};
+use crate::database::{Database, FileLoader, Unreadable, unreadable};
+use stalwart_db::LoadProblem;
 
 /// The facts of one rulebook file, as `stalwart rules inspect` prints them.
 #[derive(Debug)]
@@ -30,6 +32,10 @@ pub fn inspect_rules(
 ) -> Result<Vec<Inspected>, String> {
     let mut out = Vec::new();
     for path in paths {
+        if loader.list_tree(path).is_some() {
+            out.push(inspect_folder(loader.clone(), path, forced)?);
+            continue;
+        }
         let (db, file) = match Database::open(loader.clone(), path) {
             Ok(opened) => opened,
             Err(unreadable) => {
@@ -71,70 +77,187 @@ pub fn inspect_rules(
     Ok(out)
 }
 
-/// The rulebook files a command-line argument names: the file itself, or every rulebook file
-/// (`*.co`, `*.csv`, `*.rules.yaml`, `*.rules.yml`) under a folder, its subfolders included,
-/// sorted by path (folders whose name starts with `.` are skipped).
-pub fn rulebook_files(path: &Path) -> Vec<PathBuf> {
-    if !path.is_dir() {
-        return vec![path.to_path_buf()];
-    }
-    let mut found = Vec::new();
-    let mut stack = vec![path.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
+/// Whether a file under a folder is a rulebook file: Colang (`*.co`), a rule sheet (`*.csv`,
+/// `*.rules.yaml`, `*.rules.yml`).
+fn is_rulebook_file(rel: &str) -> bool {
+    [".co", ".csv", ".rules.yaml", ".rules.yml"]
+        .iter()
+        .any(|ext| rel.ends_with(ext))
+}
+
+/// The rulebook the paths name, loaded into `db`: files, folders, or both. A folder is a NeMo
+/// config: its rulebook files (`*.co`, `*.csv`, `*.rules.yaml`) and its YAML files (its config) at
+/// any depth, but under `kb/`; files come with the `config.yml` or `config.yaml` beside the first,
+/// if there is one. A path that cannot be read, or a folder with nothing to read, is a coded
+/// diagnostic.
+pub fn load_rulebook<'db>(
+    db: &'db Database,
+    loader: &dyn FileLoader,
+    paths: &[PathBuf],
+) -> Result<RulebookSet<'db>, Box<Unreadable>> {
+    let load = |path: &Path| -> Result<SourceFile, Box<Unreadable>> {
+        db.load(path).ok_or_else(|| {
+            let problem = db.problem_at(path).unwrap_or(LoadProblem::Missing);
+            Box::new(unreadable(loader, path, &problem))
+        })
+    };
+    let mut files = Vec::new();
+    let mut configs = Vec::new();
+    let mut folder = false;
+    for path in paths {
+        let Some(listed) = loader.list_tree(path) else {
+            files.push(load(path)?);
             continue;
         };
-        for entry in entries.filter_map(Result::ok) {
-            let p = entry.path();
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if p.is_dir() {
-                if !name.starts_with('.') {
-                    stack.push(p);
-                }
-            } else if [".co", ".csv", ".rules.yaml", ".rules.yml"]
+        folder = true;
+        let before = files.len() + configs.len();
+        for rel in listed {
+            if rel.starts_with("kb/") {
+                continue;
+            }
+            let at = path.join(&rel);
+            if is_rulebook_file(&rel) {
+                files.push(load(&at)?);
+            } else if rel.ends_with(".yml") || rel.ends_with(".yaml") {
+                configs.push(load(&at)?);
+            }
+        }
+        if files.len() + configs.len() == before {
+            let problem = LoadProblem::Other(
+                "the folder holds no rulebook file (`*.co`, `*.csv`, `*.rules.yaml`) and no \
+                 config (`*.yml`)"
+                    .to_string(),
+            );
+            return Err(Box::new(unreadable(loader, path, &problem)));
+        }
+    }
+    if !folder {
+        let dir = paths
+            .first()
+            .and_then(|p| p.parent())
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        configs.extend(
+            ["config.yml", "config.yaml"]
                 .iter()
-                .any(|ext| name.ends_with(ext))
-            {
-                found.push(p);
+                .map(|n| dir.join(n))
+                .find(|p| loader.read(p).is_ok())
+                .and_then(|p| db.load(&p)),
+        );
+    }
+    Ok(RulebookSet::new(db, files, configs, folder && paths.len() == 1))
+}
+
+/// The facts of a NeMo config folder as `RailsConfig.from_path` joins its files': messages by
+/// name (the first file's definition wins, as the reference's reversed join leaves it), flows
+/// and imports of every file (the files in reverse order, as the reference joins them).
+fn inspect_folder(
+    loader: Arc<dyn FileLoader>,
+    path: &Path,
+    forced: Option<Dialect>,
+) -> Result<Inspected, String> {
+    let db = Database::new(loader.clone(), path.to_path_buf());
+    let set = match load_rulebook(&db, loader.as_ref(), &[path.to_path_buf()]) {
+        Ok(set) => set,
+        Err(unreadable) => {
+            return Ok(Inspected {
+                file: path.to_path_buf(),
+                facts: serde_json::Value::Null,
+                diagnostics: vec![unreadable.diagnostic],
+                files: unreadable.files,
+            });
+        }
+    };
+    let model = stalwart_sema::model::rulebook_model(&db, set);
+    let dialect = forced.or(model.dialect).unwrap_or(Dialect::V1);
+    let mut diagnostics = model.diagnostics.clone();
+    let mut joined = serde_json::Map::new();
+    joined.insert(
+        "version".into(),
+        serde_json::Value::String(match dialect {
+            Dialect::V1 => "1.0".into(),
+            Dialect::V2 => "2.x".into(),
+        }),
+    );
+    for file in set.files(&db).iter().rev() {
+        let parsed = stalwart_sema::model::parse_rulebook_as(&db, *file, dialect);
+        let facts = match &parsed.module {
+            RulebookModule::V1(m) => stalwart_syntax::inspect_v1(m),
+            RulebookModule::V2(m) => stalwart_syntax::v2::inspect_v2(m),
+            RulebookModule::Sheet(sheet) => inspect_sheet(sheet),
+        };
+        let serde_json::Value::Object(facts) = facts else {
+            continue;
+        };
+        for (key, value) in facts {
+            match (joined.get_mut(&key), value) {
+                (_, serde_json::Value::String(_)) if key == "version" => {}
+                (Some(serde_json::Value::Object(into)), serde_json::Value::Object(more)) => {
+                    // A later (in reverse: an earlier) file's definition replaces.
+                    for (k, v) in more {
+                        into.insert(k, v);
+                    }
+                }
+                (Some(serde_json::Value::Array(into)), serde_json::Value::Array(more)) => {
+                    into.extend(more);
+                }
+                (_, value) => {
+                    joined.insert(key, value);
+                }
             }
         }
     }
-    found.sort();
-    found
+    // The library modules the files import are loaded with them, as the reference loads them.
+    let imported: Vec<String> = joined
+        .get("imports")
+        .and_then(serde_json::Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|i| i.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    let library = stalwart_sema::model::library::library();
+    for path in library.v2_imports_closure(imported.iter().map(String::as_str)) {
+        let Some(flows) = library.v2_module(&path) else {
+            continue;
+        };
+        if let Some(serde_json::Value::Array(list)) = joined.get_mut("flows") {
+            for f in flows {
+                list.push(serde_json::json!({
+                    "name": f.name,
+                    "parameters": f.parameters,
+                    "library": path,
+                }));
+            }
+        }
+    }
+    stalwart_diagnostics::sort(&mut diagnostics);
+    Ok(Inspected {
+        file: path.to_path_buf(),
+        facts: serde_json::Value::Object(joined),
+        diagnostics,
+        files: db.files(),
+    })
 }
 
-/// Compiles a rulebook on its own into a record folder: one entry per governed tool, carrying its
-/// gate (the catalogue joins it when an agent is compiled). `paths` are files or folders (each
-/// folder stands for the rulebook files under it, [`rulebook_files`]); several files are one
-/// rulebook: a tool's gate has the paths of every file, in the order the files are given.
+/// Compiles a rulebook on its own (a file, several files, or a NeMo config folder) into a record
+/// folder: one entry per governed tool, carrying its gate (the catalogue joins it when an agent
+/// is compiled).
 pub fn compile_rules(loader: Arc<dyn FileLoader>, paths: &[PathBuf], out: &Path) -> CompileOutcome {
-    let mut files_in: Vec<PathBuf> = Vec::new();
-    for path in paths {
-        let found = rulebook_files(path);
-        if found.is_empty() {
-            let problem = stalwart_db::LoadProblem::Other(
-                "the folder holds no rulebook file (`*.co`, `*.csv`, `*.rules.yaml`)".to_string(),
-            );
-            let unreadable = crate::database::unreadable(loader.as_ref(), path, &problem);
-            return CompileOutcome {
-                diagnostics: vec![unreadable.diagnostic],
-                files: unreadable.files,
-                written: None,
-                fatal: None,
-            };
-        }
-        files_in.extend(found);
-    }
-    let Some(first) = files_in.first() else {
-        return CompileOutcome {
-            diagnostics: Vec::new(),
-            files: Files::new(),
-            written: None,
-            fatal: Some("no rulebook was given".to_string()),
-        };
-    };
-    let (db, first_file) = match Database::open(loader.clone(), first) {
-        Ok(opened) => opened,
+    let root = paths
+        .first()
+        .map(|p| {
+            if loader.list_tree(p).is_some() {
+                p.clone()
+            } else {
+                p.parent().map(Path::to_path_buf).unwrap_or_default()
+            }
+        })
+        .unwrap_or_default();
+    let db = Database::new(loader.clone(), root);
+    let set = match load_rulebook(&db, loader.as_ref(), paths) {
+        Ok(set) => set,
         Err(unreadable) => {
             return CompileOutcome {
                 diagnostics: vec![unreadable.diagnostic],
@@ -144,51 +267,31 @@ pub fn compile_rules(loader: Arc<dyn FileLoader>, paths: &[PathBuf], out: &Path)
             };
         }
     };
-    let mut files = vec![first_file];
-    for path in files_in.iter().skip(1) {
-        match db.load(path) {
-            Some(file) => files.push(file),
-            None => {
-                let problem = db
-                    .problem_at(path)
-                    .unwrap_or(stalwart_db::LoadProblem::Missing);
-                let unreadable = crate::database::unreadable(loader.as_ref(), path, &problem);
-                return CompileOutcome {
-                    diagnostics: vec![unreadable.diagnostic],
-                    files: unreadable.files,
-                    written: None,
-                    fatal: None,
-                };
-            }
-        }
-    }
-    let mut diagnostics = Vec::new();
-    let mut all_gates = Vec::new();
-    for &file in &files {
-        let parsed = parse_rulebook(&db, file);
-        diagnostics.extend(parsed.diagnostics.iter().cloned());
-        diagnostics.extend(stalwart_sema::rulebook::check_rulebook(
-            &db,
-            file,
-            None,
-            &Default::default(),
-        ));
-        if stalwart_db::Db::had_bom(&db, file) {
-            diagnostics.push(stalwart_sema::agent::byte_order_mark(&db, file));
-        }
-        if rulebook_is_empty(file.text(&db)) {
-            diagnostics.push(empty_rulebook(file.id(&db), file.name(&db)));
-        }
-        let gates = match &parsed.module {
-            RulebookModule::V1(module) => stalwart_lower::gate::lower_v1(module),
-            RulebookModule::V2(module) => stalwart_lower::gate_v2::lower_v2(module, file.text(&db)),
-            RulebookModule::Sheet(sheet) => stalwart_lower::gate_sheet::lower_sheet(sheet),
+    if paths.is_empty() {
+        return CompileOutcome {
+            diagnostics: Vec::new(),
+            files: Files::new(),
+            written: None,
+            fatal: Some("no rulebook was given".to_string()),
         };
-        diagnostics.extend(gates.diagnostics.iter().cloned());
-        all_gates.push((file, parsed, gates));
     }
-    stalwart_diagnostics::sort(&mut diagnostics);
+    let model = stalwart_sema::model::rulebook_model(&db, set);
+    let mut diagnostics = model.diagnostics.clone();
+    for file in set.files(&db).iter().chain(set.configs(&db).iter()) {
+        if stalwart_db::Db::had_bom(&db, *file) {
+            diagnostics.push(stalwart_sema::agent::byte_order_mark(&db, *file));
+        }
+    }
+    diagnostics.extend(stalwart_sema::rulebook::check_rulebook_set(
+        &db,
+        set,
+        None,
+        &Default::default(),
+    ));
+    let (gates, warnings) = stalwart_sema::model::gates_for(model, None);
+    diagnostics.extend(warnings);
     if diagnostics.iter().any(Diagnostic::is_error) {
+        stalwart_diagnostics::sort(&mut diagnostics);
         return CompileOutcome {
             diagnostics,
             files: db.files(),
@@ -196,9 +299,15 @@ pub fn compile_rules(loader: Arc<dyn FileLoader>, paths: &[PathBuf], out: &Path)
             fatal: None,
         };
     }
+    let all: Vec<SourceFile> = set
+        .configs(&db)
+        .iter()
+        .chain(set.files(&db).iter())
+        .copied()
+        .collect();
     let mut body = RecordBody {
         kind: RecordKind::Rulebook,
-        sources: files
+        sources: all
             .iter()
             .map(|f| Source {
                 path: f.path(&db).clone(),
@@ -207,54 +316,28 @@ pub fn compile_rules(loader: Arc<dyn FileLoader>, paths: &[PathBuf], out: &Path)
             .collect(),
         ..Default::default()
     };
-    let mut governed: std::collections::BTreeMap<String, Vec<String>> = Default::default();
-    for (_, _, gates) in &all_gates {
-        for (tool, flows) in &gates.governing {
-            let entry = governed.entry(tool.clone()).or_default();
-            for flow in flows {
-                if !entry.contains(flow) {
-                    entry.push(flow.clone());
-                }
-            }
-        }
-    }
-    for tool in governed.keys() {
+    for tool in gates.governing.keys() {
         body.tools.push(Tool {
             name: tool.clone(),
             ..Default::default()
         });
     }
-    let mut intent_names = Vec::new();
-    for (index, (file, parsed, gates)) in all_gates.iter().enumerate() {
-        if let RulebookModule::V1(module) = &parsed.module {
-            intent_names.extend(intents(module));
-        }
-        let text = file.text(&db).clone();
-        let line = |offset: u32| {
-            text.as_bytes()
-                .iter()
-                .take(offset as usize)
-                .filter(|&&b| b == b'\n')
-                .count() as u32
-                + 1
-        };
-        let source = u32::try_from(index).unwrap_or(u32::MAX);
-        let span_of = |s: Span| SourceSpan {
-            source,
+    let mut intents: Vec<String> = model.intents.iter().map(|(n, _)| n.clone()).collect();
+    intents.sort();
+    intents.dedup();
+    body.intents = intents;
+    let span_of = |s: Span| {
+        let at = all.iter().position(|f| f.id(&db) == s.file);
+        SourceSpan {
+            source: at.unwrap_or(0) as u32,
             start: s.start,
             end: s.end,
-            line: line(s.start),
-        };
-        diagnostics.extend(stalwart_lower::gate::attach(&mut body, gates, &span_of));
-    }
-    for tool in &mut body.tools {
-        if let Some(flows) = governed.get(&tool.name) {
-            tool.gate.flows = flows.clone();
+            line: at
+                .and_then(|i| all.get(i))
+                .map_or(0, |f| stalwart_db::line_of(&db, *f, s.start)),
         }
-    }
-    intent_names.sort();
-    intent_names.dedup();
-    body.intents = intent_names;
+    };
+    diagnostics.extend(stalwart_lower::gate::attach(&mut body, &gates, &span_of));
     match write_record_body(&body, out) {
         Ok(written) => CompileOutcome {
             diagnostics,
@@ -263,11 +346,11 @@ pub fn compile_rules(loader: Arc<dyn FileLoader>, paths: &[PathBuf], out: &Path)
             fatal: None,
         },
         Err(e) => {
-            diagnostics.push(Diagnostic::error(
-                UNREADABLE_INPUT,
-                Span::new(first_file.id(&db), 0, 0),
-                e,
-            ));
+            let at = all
+                .first()
+                .map(|f| Span::new(f.id(&db), 0, 0))
+                .unwrap_or(Span::new(stalwart_diagnostics::FileId(0), 0, 0));
+            diagnostics.push(Diagnostic::error(UNREADABLE_INPUT, at, e));
             CompileOutcome {
                 diagnostics,
                 files: db.files(),
@@ -276,39 +359,6 @@ pub fn compile_rules(loader: Arc<dyn FileLoader>, paths: &[PathBuf], out: &Path)
             }
         }
     }
-}
-
-/// Whether a rulebook's text holds nothing but blank lines and comments (`#`).
-pub fn rulebook_is_empty(text: &str) -> bool {
-    text.lines().all(|l| {
-        let l = l.trim();
-        l.is_empty() || l.starts_with('#')
-    })
-}
-
-/// The warning for an empty rulebook: it governs no tool, so every tool passes its gate.
-pub fn empty_rulebook(file: stalwart_diagnostics::FileId, name: &str) -> Diagnostic {
-    Diagnostic::warning(
-        stalwart_sema::codes::EMPTY_RULEBOOK,
-        Span::new(file, 0, 0),
-        format!("the rulebook `{name}` is empty: it governs no tool"),
-    )
-    .with_label("nothing but blank lines and comments")
-    .with_note("a tool no rulebook governs passes the gate")
-}
-
-fn intents(module: &stalwart_syntax::v1::ast::Module) -> Vec<String> {
-    let mut names: Vec<String> = module
-        .items
-        .iter()
-        .filter_map(|i| match i {
-            stalwart_syntax::v1::ast::Item::User(u) => Some(u.name.text.to_string()),
-            _ => None,
-        })
-        .collect();
-    names.sort();
-    names.dedup();
-    names
 }
 
 /// A rule sheet's facts: its rows as written, and its default.

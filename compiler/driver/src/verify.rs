@@ -105,10 +105,12 @@ pub fn verify_agent(
     }
     let lowered = stalwart_lower::lower_agent_file(&db, file);
     let files_of = stalwart_graph::source_files(&db, file);
-    let rulebook_file = stalwart_sema::agent_rulebook(&db, file);
+    let rulebook_files = stalwart_sema::agent_rulebook_files(&db, file);
+    let rulebook_ids: Vec<stalwart_diagnostics::FileId> =
+        rulebook_files.iter().map(|r| r.id(&db)).collect();
     let mut rulebook_errors = Vec::new();
     for d in &lowered.diagnostics {
-        let in_rulebook = rulebook_file.is_some_and(|r| r.id(&db) == d.primary.span.file);
+        let in_rulebook = rulebook_ids.contains(&d.primary.span.file);
         if d.is_error() && in_rulebook {
             rulebook_errors.push((
                 d.message.clone(),
@@ -124,23 +126,28 @@ pub fn verify_agent(
         advisories,
         ..RulebookInput::default()
     };
-    if let Some(rulebook) = rulebook_file {
+    if !rulebook_files.is_empty() {
         // The rulebook checks a rule reports become its findings, not warnings beside them.
         diagnostics.retain(|d| {
-            let Some(check) = rulebook_check(d, rulebook.id(&db), &db, &files_of) else {
+            let Some(check) = rulebook_check(d, &rulebook_ids, &db, &files_of) else {
                 return true;
             };
             rulebook_input.checks.push(check);
             false
         });
-        rulebook_input.flows = stalwart_sema::rulebook::used_flows(&db, rulebook)
-            .into_iter()
-            .map(|(name, span)| RulebookFlow {
-                name,
-                place: stalwart_graph::place_of(&db, &files_of, span),
-            })
-            .collect();
-        rulebook_input.sheet = stalwart_sema::sheet::is_sheet_path(rulebook.path(&db));
+        for rulebook in &rulebook_files {
+            rulebook_input.flows.extend(
+                stalwart_sema::rulebook::used_flows(&db, *rulebook)
+                    .into_iter()
+                    .map(|(name, span)| RulebookFlow {
+                        name,
+                        place: stalwart_graph::place_of(&db, &files_of, span),
+                    }),
+            );
+        }
+        rulebook_input.sheet = rulebook_files
+            .iter()
+            .any(|r| stalwart_sema::sheet::is_sheet_path(r.path(&db)));
     }
     stalwart_diagnostics::sort(&mut diagnostics);
     if diagnostics.iter().any(Diagnostic::is_error) {
@@ -215,11 +222,11 @@ fn python_sources(db: &Database, file: SourceFile) -> Vec<(String, String)> {
 /// whose code [`rule_of_check`] maps, on the subject its message names first in backticks.
 fn rulebook_check(
     d: &Diagnostic,
-    rulebook: stalwart_diagnostics::FileId,
+    rulebook: &[stalwart_diagnostics::FileId],
     db: &Database,
     files: &[SourceFile],
 ) -> Option<RulebookCheck> {
-    if d.primary.span.file != rulebook || d.is_error() {
+    if !rulebook.contains(&d.primary.span.file) || d.is_error() {
         return None;
     }
     rule_of_check(d.code.id)?;

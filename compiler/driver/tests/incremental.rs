@@ -52,7 +52,8 @@ fn editing_the_tool_module_reruns_only_what_reads_it() {
         "parse_python_tools",
         "agent_catalogue",
         "analyze_agent",
-        "parse_rulebook",
+        "parse_rulebook_as",
+        "rulebook_model",
         "lower_agent_file",
     ] {
         assert!(

@@ -3,7 +3,7 @@
 
 use stalwart_db::{Db, SourceFile};
 use stalwart_diagnostics::Span;
-use stalwart_sema::{agent_catalogue, agent_rulebook, parse_agent_file};
+use stalwart_sema::{agent_catalogue, agent_rulebook_files, parse_agent_file};
 
 use crate::build::build_graph;
 use crate::model::{AgentGraph, Place};
@@ -22,7 +22,7 @@ pub fn agent_graph(db: &dyn Db, file: SourceFile) -> AgentGraph {
 pub fn source_files(db: &dyn Db, file: SourceFile) -> Vec<SourceFile> {
     let mut files = vec![file];
     files.extend(agent_catalogue(db, file).sources.iter().copied());
-    files.extend(agent_rulebook(db, file));
+    files.extend(agent_rulebook_files(db, file));
     files
 }
 

@@ -354,6 +354,7 @@ impl Ctx<'_> {
                 Some(ast::OnUnread::Ask) => rec::OnUnread::Ask,
                 Some(ast::OnUnread::Answer) => rec::OnUnread::Answer,
             },
+            language: a.language.as_ref().map(|l| language(l.value)),
             budget_steps: a.budget.as_ref().map(|b| b.value),
             span: self.span(a.span),
         }
@@ -372,12 +373,19 @@ fn lower_settings(s: &ast::SettingsDecl) -> rec::Settings {
             .as_ref()
             .map(|e| e.value)
             .unwrap_or(d.confirmation_expiry_secs),
-        language: match s.language.as_ref().map(|l| l.value) {
-            Some(ast::Language::PtBr) => rec::Language::PtBr,
-            _ => rec::Language::En,
-        },
+        language: s
+            .language
+            .as_ref()
+            .map_or(rec::Language::En, |l| language(l.value)),
         lapsed_refuses_all: s.lapsed_refuses_all.as_ref().is_some_and(|b| b.value),
         compiled_only: s.compiled_only.as_ref().is_some_and(|b| b.value),
+    }
+}
+
+fn language(l: ast::Language) -> rec::Language {
+    match l {
+        ast::Language::En => rec::Language::En,
+        ast::Language::PtBr => rec::Language::PtBr,
     }
 }
 

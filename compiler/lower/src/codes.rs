@@ -16,11 +16,9 @@ pub const CLOSED_OBJECT: Code = Code {
     slug: "closed-object",
 };
 
-/// A construct on a path of a flow that governs a tool, which the gate cannot lower.
-pub const RULEBOOK_UNSUPPORTED: Code = Code {
-    id: "E0451",
-    slug: "rulebook-unsupported",
-};
+/// A construct on a path of a flow that governs a tool, which the gate cannot lower (found by
+/// the rulebook model, which holds the code).
+pub use stalwart_sema::model::paths::RULEBOOK_UNSUPPORTED;
 /// The rulebook calls a tool the catalogue does not declare.
 pub const RULEBOOK_UNKNOWN_TOOL: Code = Code {
     id: "E0452",

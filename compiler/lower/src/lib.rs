@@ -2,15 +2,14 @@
 //!
 //! `agent` lowers agent.yaml and its catalogue (names to indices, sorted for determinism);
 //! `schema` compiles JSON Schemas to the record's validation program; `value` puts JSON values
-//! in the record's value arena.
+//! in the record's value arena; `selector` the intents, routes and readers the selector runs on.
 
 pub mod agent;
 pub mod codes;
 pub mod gate;
-pub mod gate_sheet;
-pub mod gate_v2;
 pub mod query;
 pub mod schema;
+pub mod selector;
 pub mod value;
 
 pub use agent::{Lowered, SourceMap, lower_agent};

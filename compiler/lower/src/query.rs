@@ -4,9 +4,8 @@ use stalwart_db::{Db, SourceFile};
 use stalwart_diagnostics::FileId;
 use stalwart_diagnostics::Span;
 use stalwart_record::Source;
-use stalwart_sema::{
-    RulebookModule, agent_catalogue, agent_rulebook, parse_agent_file, parse_rulebook,
-};
+use stalwart_sema::model::{agent_rulebook_set, gates_for, rulebook_model};
+use stalwart_sema::{RulebookModule, agent_catalogue, parse_agent_file};
 
 use crate::agent::{Lowered, SourceMap, lower_agent};
 
@@ -18,8 +17,11 @@ pub fn lower_agent_file(db: &dyn Db, file: SourceFile) -> Lowered {
     let catalogue = agent_catalogue(db, file);
     let mut files = vec![file];
     files.extend(catalogue.sources.iter().copied());
-    let rulebook = agent_rulebook(db, file);
-    files.extend(rulebook);
+    let rulebook = agent_rulebook_set(db, file);
+    if let Some(set) = rulebook {
+        files.extend(set.configs(db).iter().copied());
+        files.extend(set.files(db).iter().copied());
+    }
     let map = FilesMap {
         db,
         files: files.clone(),
@@ -32,18 +34,45 @@ pub fn lower_agent_file(db: &dyn Db, file: SourceFile) -> Lowered {
         })
         .collect();
     let mut lowered = lower_agent(&parsed.value, &catalogue.tools, sources, &map);
-    if let Some(rulebook) = rulebook {
-        let gates = match &parse_rulebook(db, rulebook).module {
-            RulebookModule::V1(module) => crate::gate::lower_v1(module),
-            RulebookModule::V2(module) => crate::gate_v2::lower_v2(module, rulebook.text(db)),
-            RulebookModule::Sheet(sheet) => crate::gate_sheet::lower_sheet(sheet),
-        };
-        lowered
-            .diagnostics
-            .extend(gates.diagnostics.iter().cloned());
+    if let Some(set) = rulebook {
+        let model = rulebook_model(db, set);
+        let tools: std::collections::BTreeSet<String> = catalogue
+            .tools
+            .iter()
+            .map(|t| t.name.value.clone())
+            .collect();
+        let (gates, gate_diagnostics) = gates_for(model, Some(&tools));
+        lowered.diagnostics.extend(gate_diagnostics);
         let span_of = |span: Span| map.span(span);
         let attached = crate::gate::attach(&mut lowered.body, &gates, &span_of);
         lowered.diagnostics.extend(attached);
+        let mut intents = Vec::new();
+        let mut utterances = std::collections::BTreeMap::new();
+        let dialect = model.dialect.unwrap_or(stalwart_syntax::Dialect::V1);
+        for &f in set.files(db) {
+            match &stalwart_sema::model::parse_rulebook_as(db, f, dialect).module {
+                RulebookModule::V1(module) => {
+                    intents.extend(crate::selector::intents_v1(module));
+                    for (k, v) in crate::selector::utterances_v1(module) {
+                        utterances.entry(k).or_insert(v);
+                    }
+                }
+                RulebookModule::V2(module) => {
+                    intents.extend(crate::selector::intents_v2(module, f.text(db)));
+                }
+                RulebookModule::Sheet(_) => {}
+            }
+        }
+        crate::selector::lower_selector(&mut lowered.body, &intents, &utterances, &gates, &span_of);
+    } else {
+        let span_of = |span: Span| map.span(span);
+        crate::selector::lower_selector(
+            &mut lowered.body,
+            &[],
+            &Default::default(),
+            &stalwart_sema::model::paths::Gates::default(),
+            &span_of,
+        );
     }
     lowered
 }

@@ -199,14 +199,10 @@ pub fn analyze_agent(db: &dyn Db, file: SourceFile) -> AgentAnalysis {
         !(source_missing && matches!(d.code.slug, "unknown-tool" | "unknown-override"))
     }));
     if let Some(rulebook) = &parsed.value.rulebook {
-        match agent_rulebook(db, file) {
-            Some(source) => {
-                diagnostics.extend(
-                    crate::rulebook::parse_rulebook(db, source)
-                        .diagnostics
-                        .iter()
-                        .cloned(),
-                );
+        match crate::model::agent_rulebook_set(db, file) {
+            Some(set) => {
+                let model = crate::model::rulebook_model(db, set);
+                diagnostics.extend(model.diagnostics.iter().cloned());
                 let tools: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> =
                     catalogue
                         .tools
@@ -222,8 +218,8 @@ pub fn analyze_agent(db: &dyn Db, file: SourceFile) -> AgentAnalysis {
                 // With a tool source missing, the catalogue is incomplete: checking the
                 // rulebook's tools against it would only repeat that one error.
                 let catalogue = (!source_missing).then_some(&tools);
-                diagnostics.extend(crate::rulebook::check_rulebook(
-                    db, source, catalogue, &facts,
+                diagnostics.extend(crate::rulebook::check_rulebook_set(
+                    db, set, catalogue, &facts,
                 ));
             }
             None => diagnostics.push(
@@ -232,7 +228,7 @@ pub fn analyze_agent(db: &dyn Db, file: SourceFile) -> AgentAnalysis {
                     rulebook.span,
                     format!("cannot find the rulebook `{}`", rulebook.value),
                 )
-                .with_label("no such file beside agent.yaml"),
+                .with_label("no such file or folder beside agent.yaml"),
             ),
         }
     }
@@ -243,25 +239,6 @@ pub fn analyze_agent(db: &dyn Db, file: SourceFile) -> AgentAnalysis {
         if db.had_bom(source) {
             diagnostics.push(byte_order_mark(db, source));
         }
-    }
-    if let Some(rulebook) = agent_rulebook(db, file)
-        && rulebook
-            .text(db)
-            .lines()
-            .all(|l| l.trim().is_empty() || l.trim().starts_with('#'))
-    {
-        diagnostics.push(
-            Diagnostic::warning(
-                codes::EMPTY_RULEBOOK,
-                stalwart_diagnostics::Span::new(rulebook.id(db), 0, 0),
-                format!(
-                    "the rulebook `{}` is empty: it governs no tool",
-                    rulebook.name(db)
-                ),
-            )
-            .with_label("nothing but blank lines and comments")
-            .with_note("a tool no rulebook governs passes the gate"),
-        );
     }
     stalwart_diagnostics::sort(&mut diagnostics);
     diagnostics.dedup();
@@ -298,11 +275,17 @@ fn argument_names(tool: &ToolDecl) -> std::collections::BTreeSet<String> {
         .unwrap_or_default()
 }
 
-/// The rulebook file agent.yaml names, if it names one that exists.
-pub fn agent_rulebook(db: &dyn Db, file: SourceFile) -> Option<SourceFile> {
-    let parsed = parse_agent_file(db, file);
-    let path = parsed.value.rulebook.as_ref()?;
-    db.resolve(file, &path.value)
+/// Every file of the rulebook agent.yaml names (its config files, then its rule files).
+pub fn agent_rulebook_files(db: &dyn Db, file: SourceFile) -> Vec<SourceFile> {
+    match crate::model::agent_rulebook_set(db, file) {
+        Some(set) => set
+            .configs(db)
+            .iter()
+            .chain(set.files(db).iter())
+            .copied()
+            .collect(),
+        None => Vec::new(),
+    }
 }
 
 /// `shop/tools.py` → `shop.tools`; `shop/__init__.py` → `shop`.

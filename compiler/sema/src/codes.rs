@@ -17,11 +17,6 @@ pub const NO_AGENTS: Code = Code {
     id: "E0503",
     slug: "no-agents",
 };
-/// Warning: the rulebook holds nothing but blank lines and comments; it governs no tool.
-pub const EMPTY_RULEBOOK: Code = Code {
-    id: "W0504",
-    slug: "empty-rulebook",
-};
 /// A file that agent.yaml names cannot be read as text: a folder, a binary file, a file that is
 /// not UTF-8 (the message says which byte, where). The same codes as the command line's inputs
 /// (`E0004`–`E0006`) say which; this one is for other errors of the system.

@@ -7,10 +7,12 @@
 pub mod agent;
 pub mod checks;
 pub mod codes;
+pub mod model;
 pub mod rulebook;
 pub mod sheet;
 
 pub use agent::{
-    AgentAnalysis, Catalogue, agent_catalogue, agent_rulebook, analyze_agent, parse_agent_file,
+    AgentAnalysis, Catalogue, agent_catalogue, agent_rulebook_files, analyze_agent,
+    parse_agent_file,
 };
 pub use rulebook::{RulebookModule, RulebookParse, parse_rulebook, rulebook_dialect};

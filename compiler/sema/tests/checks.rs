@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use stalwart_diagnostics::{Diagnostic, FileId, Files, render_text};
-use stalwart_sema::checks::{check_v1, check_v2, used_flows_v1, used_flows_v2};
+use stalwart_sema::checks::{Known, check_v1, check_v2, used_flows_v1, used_flows_v2};
 use stalwart_syntax::parse_v1;
 use stalwart_syntax::v2::parse_v2;
 
@@ -36,12 +36,18 @@ fn check(dialect: &str, text: &str, catalogue: Option<&[&str]>, facts: &[&str]) 
         "v1" => {
             let parsed = parse_v1(FileId(0), text);
             assert_eq!(parsed.diagnostics, vec![], "the input must parse");
-            check_v1(&parsed.value, catalogue.as_ref(), &facts)
+            check_v1(&parsed.value, catalogue.as_ref(), &facts, &Known::default())
         }
         _ => {
             let parsed = parse_v2(FileId(0), text);
             assert_eq!(parsed.diagnostics, vec![], "the input must parse");
-            check_v2(&parsed.value, text, catalogue.as_ref(), &facts)
+            check_v2(
+                &parsed.value,
+                text,
+                catalogue.as_ref(),
+                &facts,
+                &known_v2(&parsed.value),
+            )
         }
     };
     let mut files = Files::new();
@@ -118,8 +124,15 @@ fn v2_undefined_flows_without_imports() {
 }
 
 #[test]
-fn v2_imports_bring_the_standard_library() {
+fn v2_imports_bring_the_standard_library_by_name() {
+    // `import core` brings `user said` and `bot say`; a flow core does not have is undefined.
     let text = "import core\n\nflow main\n  await user said \"hi\"\n  await bot say \"hello\"\n  await some library flow\n";
+    insta::assert_snapshot!("v2_imports_core", check("v2", text, None, &[]));
+    // Without the import, the library's flows are named with the module that has them.
+    let text = "flow main\n  await user said \"hi\"\n  await bot say \"hello\"\n";
+    insta::assert_snapshot!("v2_library_not_imported", check("v2", text, None, &[]));
+    // A module the checks cannot see leaves every name alone.
+    let text = "import my_rails\n\nflow main\n  await some other flow\n";
     assert_eq!(check("v2", text, None, &[]), "");
 }
 
@@ -236,9 +249,17 @@ fn corpus_files_raise_no_errors() {
         for path in &files {
             let text = std::fs::read_to_string(path).unwrap();
             let diagnostics = if dialect == "v1" {
-                check_v1(&parse_v1(FileId(0), &text).value, None, &empty)
+                check_v1(
+                    &parse_v1(FileId(0), &text).value,
+                    None,
+                    &empty,
+                    &Known::default(),
+                )
             } else {
-                check_v2(&parse_v2(FileId(0), &text).value, &text, None, &empty)
+                {
+                    let m = parse_v2(FileId(0), &text).value;
+                    check_v2(&m, &text, None, &empty, &known_v2(&m))
+                }
             };
             for d in diagnostics {
                 if d.is_error() {
@@ -257,4 +278,10 @@ fn corpus_files_raise_no_errors() {
         );
         assert!(errors.is_empty(), "{}", errors.join("\n"));
     }
+}
+
+/// What a lone 2.x file knows: its own flows and the library modules it imports.
+fn known_v2(m: &stalwart_syntax::v2::ast::Module) -> Known {
+    let module = stalwart_sema::RulebookModule::V2(m.clone());
+    stalwart_sema::rulebook::known_names(&[&module], false)
 }

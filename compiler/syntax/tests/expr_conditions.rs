@@ -29,7 +29,9 @@ fn precedence_not_comparison_and_or() {
         ("$a and $b or $c", "(($a and $b) or $c)"),
         ("$a or $b or $c", "(($a or $b) or $c)"),
         ("not $a and $b", "((not $a) and $b)"),
-        ("not $a == 1", "((not $a) == 1)"),
+        // Python's precedence, as the reference evaluates conditions.
+        ("not $a == 1", "(not ($a == 1))"),
+        ("not $x != True", "(not ($x != true))"),
         ("not not $a", "(not (not $a))"),
         ("$a == 1 and $b != 2", "(($a == 1) and ($b != 2))"),
         ("not ($a or $b)", "(not ($a or $b))"),
@@ -40,6 +42,34 @@ fn precedence_not_comparison_and_or() {
             "(($args.amount >= 0.5) or ($x <= -2))",
         ),
         ("$x < 1", "($x < 1)"),
+    ];
+    for (text, want) in cases {
+        assert_eq!(sexp(text), want, "{text}");
+    }
+}
+
+#[test]
+fn member_access_in_is_none_calls_and_lists() {
+    let cases = [
+        ("$result.action", "$result.action"),
+        ("$config.rails.input", "$config.rails.input"),
+        ("$args.order.id == 1", "($args.order.id == 1)"),
+        ("$response.is_blocked", "$response.is_blocked"),
+        ("$x in [1, 2, \"a\"]", "($x in [1, 2, \"a\"])"),
+        ("$x not in $blocked", "($x not in $blocked)"),
+        ("\"refund\" in $text", "(\"refund\" in $text)"),
+        ("$user_message is not None", "($user_message is not None)"),
+        ("$x is None or $y", "(($x is None) or $y)"),
+        ("not $x is None", "(not ($x is None))"),
+        ("len($flows) == 0", "(len($flows) == 0)"),
+        ("is_str($prompt)", "is_str($prompt)"),
+        ("$t.lower() == \"yes\"", "($t.lower() == \"yes\")"),
+        (
+            "$t.strip().startswith(\"a\", )",
+            "$t.strip().startswith(\"a\")",
+        ),
+        ("[]", "[]"),
+        ("$a.b.c.d", "$a.b.c.d"),
     ];
     for (text, want) in cases {
         assert_eq!(sexp(text), want, "{text}");

@@ -2,8 +2,8 @@
 
 use serde_json::{Map, Value};
 use stalwart_record::{
-    ArchivedCompareOp, ArchivedExpr, ArchivedGateAction, ArchivedGateDefault, ArchivedRecordBody,
-    ArchivedTool,
+    ArchivedCompareOp, ArchivedExpr, ArchivedFunc, ArchivedGateAction, ArchivedGateDefault,
+    ArchivedRecordBody, ArchivedStrMethod, ArchivedTool,
 };
 
 use crate::compare::{json_eq, member, truthy};
@@ -52,9 +52,15 @@ pub fn eval_gate(scope: &Scope<'_>, tool: &ArchivedTool, intent: Option<&str>) -
             }
             continue;
         }
+        let allows = matches!(path.action, ArchivedGateAction::Allow);
         let holds = match path.condition.as_ref() {
             None => true,
-            Some(idx) => truthy(&eval_expr(scope, idx.to_native(), 0)),
+            // A condition on something the check never has: the path is possibly taken. A
+            // refusal or a question on it applies; a call on it never passes (the safe side).
+            Some(idx) => match eval_expr(scope, idx.to_native(), 0).truth() {
+                Some(t) => t,
+                None => !allows,
+            },
         };
         if !holds {
             continue;
@@ -82,35 +88,210 @@ pub fn eval_gate(scope: &Scope<'_>, tool: &ArchivedTool, intent: Option<&str>) -
 
 const MAX_DEPTH: usize = 64;
 
-/// Evaluates a condition node to a JSON value (a fact nothing gives is null).
-pub fn eval_expr(scope: &Scope<'_>, idx: u32, depth: usize) -> Value {
-    let Some(expr) = scope.body.exprs.get(idx as usize) else {
-        return Value::Null;
-    };
-    if depth > MAX_DEPTH {
-        return Value::Null;
-    }
-    match expr {
-        ArchivedExpr::Fact(name) => fact(scope, name.as_str()),
-        ArchivedExpr::Arg(name) => member(scope.arguments, name.as_str())
-            .cloned()
-            .unwrap_or(Value::Null),
-        ArchivedExpr::Literal(v) => to_json(scope.body, v.to_native()).unwrap_or(Value::Null),
-        ArchivedExpr::Not(e) => Value::Bool(!truthy(&eval_expr(scope, e.to_native(), depth + 1))),
-        ArchivedExpr::And(a, b) => Value::Bool(
-            truthy(&eval_expr(scope, a.to_native(), depth + 1))
-                && truthy(&eval_expr(scope, b.to_native(), depth + 1)),
-        ),
-        ArchivedExpr::Or(a, b) => Value::Bool(
-            truthy(&eval_expr(scope, a.to_native(), depth + 1))
-                || truthy(&eval_expr(scope, b.to_native(), depth + 1)),
-        ),
-        ArchivedExpr::Compare { op, left, right } => {
-            let l = eval_expr(scope, left.to_native(), depth + 1);
-            let r = eval_expr(scope, right.to_native(), depth + 1);
-            Value::Bool(compare(op, &l, &r))
+/// A condition's value: a JSON value, or unknown (something the check never has).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Val {
+    Known(Value),
+    Unknown,
+}
+
+impl Val {
+    /// Its truth as the reference reads a condition (Python's), or `None` when unknown.
+    pub fn truth(&self) -> Option<bool> {
+        match self {
+            Val::Known(v) => Some(truthy(v)),
+            Val::Unknown => None,
         }
     }
+
+    fn known(self) -> Option<Value> {
+        match self {
+            Val::Known(v) => Some(v),
+            Val::Unknown => None,
+        }
+    }
+}
+
+/// Evaluates a condition node (a fact nothing gives is null). `and`, `or` and `not` follow
+/// three-valued logic: `false and unknown` is false, `true or unknown` is true.
+pub fn eval_expr(scope: &Scope<'_>, idx: u32, depth: usize) -> Val {
+    let Some(expr) = scope.body.exprs.get(idx as usize) else {
+        return Val::Known(Value::Null);
+    };
+    if depth > MAX_DEPTH {
+        return Val::Known(Value::Null);
+    }
+    let at = |i: &stalwart_record::ArchivedIdx| eval_expr(scope, i.to_native(), depth + 1);
+    let known = |v: Value| Val::Known(v);
+    match expr {
+        ArchivedExpr::Fact(name) => known(fact(scope, name.as_str())),
+        ArchivedExpr::Arg(name) => known(
+            member(scope.arguments, name.as_str())
+                .cloned()
+                .unwrap_or(Value::Null),
+        ),
+        ArchivedExpr::Literal(v) => {
+            known(to_json(scope.body, v.to_native()).unwrap_or(Value::Null))
+        }
+        ArchivedExpr::Not(e) => match at(e).truth() {
+            Some(t) => known(Value::Bool(!t)),
+            None => Val::Unknown,
+        },
+        ArchivedExpr::And(a, b) => match (at(a).truth(), at(b).truth()) {
+            (Some(false), _) | (_, Some(false)) => known(Value::Bool(false)),
+            (Some(true), Some(true)) => known(Value::Bool(true)),
+            _ => Val::Unknown,
+        },
+        ArchivedExpr::Or(a, b) => match (at(a).truth(), at(b).truth()) {
+            (Some(true), _) | (_, Some(true)) => known(Value::Bool(true)),
+            (Some(false), Some(false)) => known(Value::Bool(false)),
+            _ => Val::Unknown,
+        },
+        ArchivedExpr::Compare { op, left, right } => match (at(left), at(right)) {
+            (Val::Known(l), Val::Known(r)) => known(Value::Bool(compare(op, &l, &r))),
+            _ => Val::Unknown,
+        },
+        ArchivedExpr::Member { base, field } => match at(base) {
+            Val::Known(v) => known(v.get(field.as_str()).cloned().unwrap_or(Value::Null)),
+            Val::Unknown => Val::Unknown,
+        },
+        ArchivedExpr::List(items) => {
+            let mut out = Vec::with_capacity(items.len());
+            for i in items.iter() {
+                match at(i) {
+                    Val::Known(v) => out.push(v),
+                    Val::Unknown => return Val::Unknown,
+                }
+            }
+            known(Value::Array(out))
+        }
+        ArchivedExpr::In { item, collection } => match (at(item), at(collection)) {
+            (Val::Known(i), Val::Known(c)) => known(Value::Bool(contains(&c, &i))),
+            _ => Val::Unknown,
+        },
+        ArchivedExpr::IsNone(e) => match at(e) {
+            Val::Known(v) => known(Value::Bool(v.is_null())),
+            Val::Unknown => Val::Unknown,
+        },
+        ArchivedExpr::Call { func, args } => {
+            let Some(arg) = args.first().map(at) else {
+                return known(Value::Null);
+            };
+            match arg.known() {
+                Some(v) => known(call(func, &v)),
+                None => Val::Unknown,
+            }
+        }
+        ArchivedExpr::Method {
+            method,
+            receiver,
+            args,
+        } => {
+            let Some(recv) = at(receiver).known() else {
+                return Val::Unknown;
+            };
+            let arg = match args.first().map(at) {
+                Some(Val::Unknown) => return Val::Unknown,
+                Some(Val::Known(v)) => Some(v),
+                None => None,
+            };
+            known(string_method(method, &recv, arg.as_ref()))
+        }
+        ArchivedExpr::Result(tool) => known(latest_result(scope, tool.as_str())),
+        ArchivedExpr::Unknown => Val::Unknown,
+    }
+}
+
+/// `item in collection`, as Python reads it: an item of a list, a key of an object, a substring
+/// of a string; anything else is false (where Python would fail, the condition does not hold).
+fn contains(collection: &Value, item: &Value) -> bool {
+    match (collection, item) {
+        (Value::Array(items), _) => items.iter().any(|i| json_eq(i, item)),
+        (Value::Object(members), Value::String(key)) => members.contains_key(key),
+        (Value::String(text), Value::String(part)) => text.contains(part.as_str()),
+        _ => false,
+    }
+}
+
+/// A function of the condition language; null where Python would fail.
+fn call(func: &ArchivedFunc, v: &Value) -> Value {
+    match func {
+        ArchivedFunc::Len => match v {
+            Value::String(s) => Value::from(s.chars().count()),
+            Value::Array(a) => Value::from(a.len()),
+            Value::Object(o) => Value::from(o.len()),
+            _ => Value::Null,
+        },
+        ArchivedFunc::IsStr => Value::Bool(v.is_string()),
+        ArchivedFunc::IsInt => {
+            Value::Bool(v.as_f64().is_some_and(|n| n.fract() == 0.0) && v.is_number())
+        }
+        ArchivedFunc::IsFloat => Value::Bool(v.is_f64()),
+        ArchivedFunc::IsBool => Value::Bool(v.is_boolean()),
+        ArchivedFunc::Str => match v {
+            Value::String(s) => Value::String(s.clone()),
+            other => Value::String(other.to_string()),
+        },
+        ArchivedFunc::Int => match v {
+            Value::Number(n) => n
+                .as_f64()
+                .map(|f| Value::from(f.trunc() as i64))
+                .unwrap_or(Value::Null),
+            Value::String(s) => s
+                .trim()
+                .parse::<i64>()
+                .map(Value::from)
+                .unwrap_or(Value::Null),
+            Value::Bool(b) => Value::from(i64::from(*b)),
+            _ => Value::Null,
+        },
+        ArchivedFunc::Float => match v {
+            Value::Number(n) => n.as_f64().map(Value::from).unwrap_or(Value::Null),
+            Value::String(s) => s
+                .trim()
+                .parse::<f64>()
+                .ok()
+                .map(Value::from)
+                .unwrap_or(Value::Null),
+            _ => Value::Null,
+        },
+    }
+}
+
+/// A string method; null on anything but a string (and a string argument where one is needed).
+fn string_method(method: &ArchivedStrMethod, recv: &Value, arg: Option<&Value>) -> Value {
+    let Value::String(s) = recv else {
+        return Value::Null;
+    };
+    let text = || match arg {
+        Some(Value::String(a)) => Some(a.as_str()),
+        _ => None,
+    };
+    match method {
+        ArchivedStrMethod::Lower => Value::String(s.to_lowercase()),
+        ArchivedStrMethod::Upper => Value::String(s.to_uppercase()),
+        ArchivedStrMethod::Strip => Value::String(s.trim().to_string()),
+        ArchivedStrMethod::StartsWith => {
+            text().map_or(Value::Null, |a| Value::Bool(s.starts_with(a)))
+        }
+        ArchivedStrMethod::EndsWith => text().map_or(Value::Null, |a| Value::Bool(s.ends_with(a))),
+    }
+}
+
+/// The result the latest call of `tool` that ran in the session reported (null before one did).
+/// Never one of a `reads_outside` tool: anyone could write what it returns.
+fn latest_result(scope: &Scope<'_>, tool: &str) -> Value {
+    if find_tool(scope.body, tool).is_some_and(|t| t.reads_outside) {
+        return Value::Null;
+    }
+    scope
+        .session
+        .allowed_calls()
+        .rev()
+        .filter(|c| c.tool.as_str() == tool)
+        .find_map(|c| scope.session.result_of(c))
+        .cloned()
+        .unwrap_or(Value::Null)
 }
 
 fn compare(op: &ArchivedCompareOp, l: &Value, r: &Value) -> bool {

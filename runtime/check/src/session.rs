@@ -478,6 +478,16 @@ impl Session {
         }
     }
 
+    /// Appends entries read from outside (a store's rows, written by another process): like a
+    /// history read from JSON they are verified at the next check, and only they, since what
+    /// was verified of the history before them stays verified.
+    pub fn extend(&mut self, entries: impl IntoIterator<Item = Entry>) {
+        for entry in entries {
+            self.index.push(self.entries.len(), &entry);
+            self.entries.push(entry);
+        }
+    }
+
     /// The history's entries, oldest first.
     pub fn entries(&self) -> &[Entry] {
         &self.entries
@@ -750,6 +760,33 @@ mod tests {
         assert!(serde_json::from_str::<Session>(&extra).is_err());
         let read = r#"{"agent":"a","id":"s","entries":[{"kind":"read","text":"hi","token":"x","tool":"get_order"}]}"#;
         assert!(serde_json::from_str::<Session>(read).is_err());
+    }
+
+    #[test]
+    fn entries_extended_from_outside_are_verified_and_only_they() {
+        let key = crate::Key::new("k", [3; 32], u64::MAX).for_record(&[1; 32]);
+        let env = crate::Env { key: &key, now: 1 };
+        let mut theirs = Session::new("a", "s");
+        crate::read(env, &mut theirs, "one");
+        crate::read(env, &mut theirs, "two");
+        // Another holder of the session, verified up to one entry, reads the second from outside.
+        let mut mine = Session::new("a", "s");
+        crate::read(env, &mut mine, "one");
+        assert_eq!(mine.verified.len, 1);
+        mine.extend(theirs.entries().get(1..).unwrap_or(&[]).to_vec());
+        assert_eq!(mine.verified.len, 1);
+        assert_eq!(mine.turns().collect::<Vec<_>>(), ["one", "two"]);
+        assert!(crate::history::verify_session(&key, &mut mine));
+        assert_eq!(mine.verified.len, 2);
+        // An entry edited outside does not verify.
+        let mut edited = theirs.entries().get(1..).unwrap_or(&[]).to_vec();
+        if let Some(Entry::Read { text, .. }) = edited.first_mut() {
+            *text = "changed".into();
+        }
+        let mut other = Session::new("a", "s");
+        crate::read(env, &mut other, "one");
+        other.extend(edited);
+        assert!(!crate::history::verify_session(&key, &mut other));
     }
 
     /// An entry from a small code: calls (allowed or not, some with a step other than their

@@ -115,6 +115,7 @@ fn body_with_tools(n: usize, properties: usize) -> RecordBody {
         hands_off_to: vec![],
         privilege: Trust::Medium,
         on_unread: OnUnread::Refuse,
+        language: None,
         budget_steps: Some(40),
         span: SourceSpan::default(),
     });

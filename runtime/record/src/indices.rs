@@ -13,8 +13,9 @@ use rkyv::rend::u32_le;
 
 use crate::{
     ArchivedAdditional, ArchivedAgent, ArchivedCheckOperand, ArchivedExpr, ArchivedFact,
-    ArchivedGatePath, ArchivedNotAfter, ArchivedRecordBody, ArchivedSchemaNode, ArchivedSourceSpan,
-    ArchivedTool, ArchivedUndo, ArchivedValue,
+    ArchivedGatePath, ArchivedNotAfter, ArchivedReader, ArchivedRecordBody, ArchivedRoute,
+    ArchivedRouteTarget, ArchivedSchemaNode, ArchivedSourceSpan, ArchivedTool, ArchivedUndo,
+    ArchivedValue, ArchivedWord, ArchivedWordKind,
 };
 
 /// The arenas of a record body that indices refer to.
@@ -32,6 +33,14 @@ pub enum Arena {
     Exprs,
     /// [`RecordBody::sources`](crate::RecordBody::sources).
     Sources,
+    /// [`Selector::intents`](crate::Selector::intents).
+    Intents,
+    /// [`Selector::routes`](crate::Selector::routes).
+    Routes,
+    /// [`Reader::terms`](crate::Reader::terms) of the reader the index is stored in.
+    Terms,
+    /// [`Reader::words`](crate::Reader::words) of the reader the index is stored in.
+    Words,
 }
 
 impl Arena {
@@ -44,6 +53,10 @@ impl Arena {
             Self::SchemaNodes => "schema node",
             Self::Exprs => "expression",
             Self::Sources => "source file",
+            Self::Intents => "intent",
+            Self::Routes => "route",
+            Self::Terms => "term",
+            Self::Words => "word",
         }
     }
 
@@ -56,6 +69,10 @@ impl Arena {
             Self::SchemaNodes => "schema nodes",
             Self::Exprs => "expressions",
             Self::Sources => "source files",
+            Self::Intents => "intents",
+            Self::Routes => "routes",
+            Self::Terms => "terms",
+            Self::Words => "words",
         }
     }
 }
@@ -112,6 +129,10 @@ pub(crate) fn check_indices(body: &ArchivedRecordBody) -> Checked {
         schema_nodes: body.schema_nodes.len(),
         exprs: body.exprs.len(),
         sources: body.sources.len(),
+        intents: body.selector.intents.len(),
+        routes: body.selector.routes.len(),
+        terms: 0,
+        words: 0,
     };
     each(&body.tools, "tools", |tool| a.tool(tool))?;
     each(&body.agents, "agents", |agent| a.agent(agent))?;
@@ -120,7 +141,21 @@ pub(crate) fn check_indices(body: &ArchivedRecordBody) -> Checked {
     each(&body.schema_nodes, "schema_nodes", |node| {
         a.schema_node(node)
     })?;
-    each(&body.exprs, "exprs", |expr| a.expr(expr))
+    each(&body.exprs, "exprs", |expr| a.expr(expr))?;
+    each(&body.selector.intents, "selector.intents", |intent| {
+        a.span(&intent.span, "span")
+    })?;
+    each(&body.selector.routes, "selector.routes", |route| {
+        a.route(route)
+    })?;
+    each(&body.selector.readers, "selector.readers", |reader| {
+        Lens {
+            terms: reader.terms.len(),
+            words: reader.words.len(),
+            ..a
+        }
+        .reader(reader)
+    })
 }
 
 /// Runs `check` on every item, naming the failing one `name[i]`.
@@ -136,7 +171,8 @@ fn maybe<T>(item: Option<&T>, name: &str, check: impl FnOnce(&T) -> Checked) -> 
     item.map_or(Ok(()), check).map_err(|e| e.within(name))
 }
 
-/// The arenas' lengths.
+/// The arenas' lengths (`terms` and `words`: those of the reader being checked).
+#[derive(Clone, Copy)]
 struct Lens {
     tools: usize,
     agents: usize,
@@ -144,6 +180,10 @@ struct Lens {
     schema_nodes: usize,
     exprs: usize,
     sources: usize,
+    intents: usize,
+    routes: usize,
+    terms: usize,
+    words: usize,
 }
 
 impl Lens {
@@ -155,6 +195,10 @@ impl Lens {
             Arena::SchemaNodes => self.schema_nodes,
             Arena::Exprs => self.exprs,
             Arena::Sources => self.sources,
+            Arena::Intents => self.intents,
+            Arena::Routes => self.routes,
+            Arena::Terms => self.terms,
+            Arena::Words => self.words,
         };
         let index = index.to_native();
         if usize::try_from(index).is_ok_and(|i| i < len) {
@@ -224,6 +268,44 @@ impl Lens {
         self.span(&agent.span, "span")
     }
 
+    fn route(&self, route: &ArchivedRoute) -> Checked {
+        maybe(route.intent.as_ref(), "intent", |i| {
+            self.index(Arena::Intents, i)
+        })?;
+        match &route.target {
+            ArchivedRouteTarget::Tool(i) => self.field(Arena::Tools, i, "target.tool"),
+            ArchivedRouteTarget::Say { .. } | ArchivedRouteTarget::Ask { .. } => Ok(()),
+        }
+    }
+
+    fn reader(&self, reader: &ArchivedReader) -> Checked {
+        each(&reader.terms, "terms", |term| {
+            each(&term.postings, "postings", |p| {
+                self.field(Arena::Routes, &p.route, "route")
+            })
+        })?;
+        each(&reader.words, "words", |word| self.word(word))?;
+        each(&reader.phrases, "phrases", |word| self.word(word))?;
+        each(&reader.stems, "stems", |stem| {
+            self.field(Arena::Terms, &stem.term, "term")
+        })?;
+        each(&reader.near, "near", |near| {
+            self.field(Arena::Words, &near.word, "word")
+        })?;
+        each(&reader.profiles, "profiles", |profile| {
+            each(&profile.examples, "examples", |example| {
+                each(example, "terms", |t| self.index(Arena::Terms, t))
+            })
+        })
+    }
+
+    fn word(&self, word: &ArchivedWord) -> Checked {
+        match &word.kind {
+            ArchivedWordKind::Term(i) => self.field(Arena::Terms, i, "kind.term"),
+            _ => Ok(()),
+        }
+    }
+
     fn fact(&self, fact: &ArchivedFact) -> Checked {
         self.field(Arena::Tools, &fact.tool, "tool")?;
         maybe(fact.equals.as_ref(), "equals", |i| {
@@ -284,7 +366,23 @@ impl Lens {
 
     fn expr(&self, expr: &ArchivedExpr) -> Checked {
         match expr {
-            ArchivedExpr::Fact(_) | ArchivedExpr::Arg(_) => Ok(()),
+            ArchivedExpr::Fact(_)
+            | ArchivedExpr::Arg(_)
+            | ArchivedExpr::Result(_)
+            | ArchivedExpr::Unknown => Ok(()),
+            ArchivedExpr::Member { base, .. } => self.field(Arena::Exprs, base, "member"),
+            ArchivedExpr::IsNone(i) => self.field(Arena::Exprs, i, "is_none"),
+            ArchivedExpr::In { item, collection } => {
+                self.field(Arena::Exprs, item, "in.item")?;
+                self.field(Arena::Exprs, collection, "in.collection")
+            }
+            ArchivedExpr::List(items) | ArchivedExpr::Call { args: items, .. } => {
+                each(items, "list", |i| self.index(Arena::Exprs, i))
+            }
+            ArchivedExpr::Method { receiver, args, .. } => {
+                self.field(Arena::Exprs, receiver, "method.receiver")?;
+                each(args, "method.args", |i| self.index(Arena::Exprs, i))
+            }
             ArchivedExpr::Literal(i) => self.field(Arena::Values, i, "literal"),
             ArchivedExpr::Not(i) => self.field(Arena::Exprs, i, "not"),
             ArchivedExpr::And(left, right) => {

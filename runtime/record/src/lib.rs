@@ -15,5 +15,7 @@ mod write;
 pub use header::{COMPILER_VERSION_LEN, FORMAT_VERSION, HEADER_LEN, Header, MAGIC};
 pub use indices::{Arena, IndexFault};
 pub use load::{LoadError, Record};
+/// An arena index as the archive holds it (little-endian `u32`).
+pub use rkyv::rend::u32_le as ArchivedIdx;
 pub use schema::*;
 pub use write::{EncodeError, encode};

@@ -26,6 +26,12 @@ pub type SchemaIdx = u32;
 pub type ExprIdx = u32;
 /// Index of a source file in [`RecordBody::sources`].
 pub type SourceIdx = u32;
+/// Index of an intent in [`Selector::intents`].
+pub type IntentIdx = u32;
+/// Index of a route in [`Selector::routes`].
+pub type RouteIdx = u32;
+/// Index of a term in [`Reader::terms`].
+pub type TermIdx = u32;
 
 /// The whole compiled record (everything after the fixed header).
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -54,6 +60,8 @@ pub struct RecordBody {
     pub schema_nodes: Vec<SchemaNode>,
     /// Arena of condition expression nodes (the gate's conditions).
     pub exprs: Vec<Expr>,
+    /// The selector's matcher (DESIGN §6): intents, routes and one reader per language.
+    pub selector: Selector,
 }
 
 /// What a record was compiled from.
@@ -332,6 +340,9 @@ pub struct Agent {
     pub hands_off_to: Vec<AgentIdx>,
     pub privilege: Trust,
     pub on_unread: OnUnread,
+    /// The language the selector reads this agent's turns in (`language:` on the agent); `None`
+    /// means the record's `settings.language`.
+    pub language: Option<Language>,
     pub budget_steps: Option<u32>,
     pub span: SourceSpan,
 }
@@ -561,6 +572,67 @@ pub enum Expr {
         left: ExprIdx,
         right: ExprIdx,
     },
+    /// `base.field`: a member of an object (null when there is none).
+    Member {
+        base: ExprIdx,
+        field: String,
+    },
+    /// `[a, b, …]`.
+    List(Vec<ExprIdx>),
+    /// `item in collection`: an item of a list, a key of an object, or a substring of a string.
+    In {
+        item: ExprIdx,
+        collection: ExprIdx,
+    },
+    /// `e is None`.
+    IsNone(ExprIdx),
+    /// A function of the condition language.
+    Call {
+        func: Func,
+        args: Vec<ExprIdx>,
+    },
+    /// A method of a string.
+    Method {
+        method: StrMethod,
+        receiver: ExprIdx,
+        args: Vec<ExprIdx>,
+    },
+    /// What the latest call of the tool that ran in the session reported as its result (a
+    /// variable the flow set with `$x = execute <tool>`); null until one did.
+    Result(String),
+    /// Something the check never has (the person's or the bot's message text, a model's answer,
+    /// an action outside the catalogue): the path is possibly taken. A refusal or a question on
+    /// such a path applies; a call on it never passes the gate.
+    Unknown,
+}
+
+/// The functions of the condition language.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[derive(Archive, Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[rkyv(derive(Debug, PartialEq, Eq), compare(PartialEq))]
+pub enum Func {
+    /// `len(x)`: characters of a string, items of a list, members of an object.
+    Len,
+    IsStr,
+    IsInt,
+    IsFloat,
+    IsBool,
+    /// `str(x)`, `int(x)`, `float(x)`.
+    Str,
+    Int,
+    Float,
+}
+
+/// The string methods of the condition language.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[derive(Archive, Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[rkyv(derive(Debug, PartialEq, Eq), compare(PartialEq))]
+pub enum StrMethod {
+    Lower,
+    Upper,
+    Strip,
+    StartsWith,
+    EndsWith,
 }
 
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -573,4 +645,210 @@ pub enum CompareOp {
     Le,
     Gt,
     Ge,
+}
+
+/// The selector's matcher (DESIGN §6): what a turn can be read as, and how each language reads.
+///
+/// A *route* is one thing a turn can ask for: an intent of the rulebook with the flow it starts and
+/// what that flow reaches (a tool, a bot message, a question), or a tool of the catalogue that no
+/// intent governs, read by its own name and description. A *reader* is one language's matcher
+/// over the routes: the words it knows, the stems of the rulebook's examples and of the
+/// catalogue's names, and, for each term, the routes it points to (an inverted index).
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+#[rkyv(derive(Debug))]
+pub struct Selector {
+    /// The rulebook's user intents, sorted by name, with their examples as written.
+    pub intents: Vec<Intent>,
+    /// What a turn can be read as, in a stable order (intent routes by intent, then tool routes
+    /// by tool).
+    pub routes: Vec<Route>,
+    /// One reader per language, in the order of [`Language`].
+    pub readers: Vec<Reader>,
+}
+
+/// A user intent (`define user …` in Colang 1.0, `flow user …` in 2.x).
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+#[rkyv(derive(Debug))]
+pub struct Intent {
+    pub name: String,
+    /// Its examples, as written (parameters kept as `$name`).
+    pub examples: Vec<String>,
+    pub span: SourceSpan,
+}
+
+/// One thing a turn can ask for.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+#[rkyv(derive(Debug))]
+pub struct Route {
+    /// The intent the turn is read as; `None` for a tool read by its own words.
+    pub intent: Option<IntentIdx>,
+    /// The flow the intent starts.
+    pub flow: Option<String>,
+    pub target: RouteTarget,
+    /// The target is reached only under a condition the tool check decides (a fact, an argument).
+    pub conditional: bool,
+}
+
+/// What a route reaches.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+#[rkyv(derive(Debug))]
+pub enum RouteTarget {
+    /// A tool of the catalogue.
+    Tool(ToolIdx),
+    /// A bot message on every path of the flow (no tool): the turn is declined with it.
+    Say { message: String },
+    /// A question (`bot ask …`) on every path of the flow: the turn is asked it (its first
+    /// utterance when the rulebook defines one, else its name).
+    Ask {
+        message: String,
+        text: Option<String>,
+    },
+}
+
+/// One language's matcher.
+///
+/// INVARIANT: `words`, `phrases`, `stems` and `near` are sorted by their text (byte order) so the
+/// runtime finds an entry by binary search; `profiles` has one entry per route, in route order.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+#[rkyv(derive(Debug))]
+pub struct Reader {
+    pub language: Language,
+    /// Every term the reader scores: concepts of its lexicon (`@refund`) and stems.
+    pub terms: Vec<Term>,
+    /// Words the reader knows, folded (lower case, accents removed), each with what it is.
+    pub words: Vec<Word>,
+    /// Runs of words read as one (`money back`, `por cento`), keyed by their folded text with
+    /// single spaces.
+    pub phrases: Vec<Word>,
+    /// Stems (of folded words) to terms: the inflected forms of known words.
+    pub stems: Vec<StemEntry>,
+    /// Typo keys: each known word of six letters or more with one letter left out, and the word
+    /// itself, to the index of that word in `words`.
+    pub near: Vec<NearEntry>,
+    /// Per route, in route order: what it is read from.
+    pub profiles: Vec<Profile>,
+}
+
+/// A term: a concept of the lexicon or a stem, and the routes it points to.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+#[rkyv(derive(Debug))]
+pub struct Term {
+    /// `@concept` or a stem.
+    pub text: String,
+    pub class: TermClass,
+    /// The routes whose names, examples or descriptions hold the term, by route; a route at most
+    /// once, with its strongest role.
+    pub postings: Vec<Posting>,
+}
+
+/// What kind of word a term is.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[derive(Archive, Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[rkyv(derive(Debug, PartialEq, Eq), compare(PartialEq))]
+pub enum TermClass {
+    /// A verb that asks for one kind of tool (`refund`, `charge`, `send`).
+    Action,
+    /// A verb that asks to see something (`show`, `check`, `look up`): any reading tool.
+    Look,
+    /// A thing (`order`, `receipt`, `inbox`).
+    Object,
+    /// Any other word.
+    Other,
+}
+
+/// A route a term points to, and how strongly.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[derive(Archive, Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[rkyv(derive(Debug))]
+pub struct Posting {
+    pub route: RouteIdx,
+    pub role: Role,
+}
+
+/// Where in a route a term stands, strongest first.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[derive(Archive, Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[rkyv(derive(Debug, PartialEq, Eq), compare(PartialEq))]
+pub enum Role {
+    /// The route's action: the verb of its tool's name, its intent's name, its examples.
+    Action,
+    /// A word of its tool's or intent's name.
+    Name,
+    /// A word of its examples or its arguments' names.
+    Object,
+    /// A word of its tool's description.
+    Context,
+}
+
+/// A word (or a run of words) the reader knows.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+#[rkyv(derive(Debug))]
+pub struct Word {
+    pub text: String,
+    pub kind: WordKind,
+}
+
+/// What a known word is.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[derive(Archive, Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[rkyv(derive(Debug, PartialEq, Eq), compare(PartialEq))]
+pub enum WordKind {
+    /// A word that carries meaning: the term it reads as.
+    Term(TermIdx),
+    /// A word of the language that carries none here (`the`, `please`, `o`, `por favor`).
+    Stop,
+    /// A word that turns the request around (`don't`, `never`, `não`).
+    Negation,
+    /// A word that asks how or why (`how`, `why`, `como`, `por que`).
+    Question,
+    /// A word that asks for a calculation (`calculate`, `plus`, `percent`, `metade`).
+    Compute,
+    /// A word of another language, not of this one.
+    Foreign,
+    /// A number word for a small count (`two`, `duas`).
+    Number(u32),
+    /// A yes.
+    Yes,
+    /// A no.
+    No,
+    /// A word that joins two requests (`and then`, `e depois`).
+    Then,
+    /// A word that asks for a calculation when it stands between two numbers (`plus`, `vezes`,
+    /// `x`); anywhere else it carries nothing.
+    Operator,
+}
+
+/// A stem and its term.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+#[rkyv(derive(Debug))]
+pub struct StemEntry {
+    pub stem: String,
+    pub term: TermIdx,
+}
+
+/// A typo key and the word it came from.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+#[rkyv(derive(Debug))]
+pub struct NearEntry {
+    pub key: String,
+    /// Index in [`Reader::words`].
+    pub word: u32,
+}
+
+/// What a route is read from, in one language.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq, Eq, Default)]
+#[rkyv(derive(Debug))]
+pub struct Profile {
+    /// Each example of the route's intent as the set of its terms (sorted, no repeats).
+    pub examples: Vec<Vec<TermIdx>>,
 }

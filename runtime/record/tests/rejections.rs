@@ -152,7 +152,7 @@ fn body_that_is_not_an_archive() {
     let mut bytes = encoded();
     // The root object sits at the end of the body; fill it with bytes no archive holds.
     let len = bytes.len();
-    bytes[len - 64..].fill(0xFF);
+    bytes[len - 88..].fill(0xFF);
     reseal(&mut bytes);
     let error = load_error(&bytes);
     assert!(matches!(error, LoadError::Archive(_)), "{error}");
@@ -239,9 +239,9 @@ fn index_out_of_range_in_every_field() {
             "`tools[2].checks[1].operand.from.tool` refers to tool 5, but the record has 4 tools",
         ),
         (
-            |b| b.tools[2].gate.paths[1].condition = Some(12),
-            "`tools[2].gate.paths[1].condition` refers to expression 12, \
-             but the record has 12 expressions",
+            |b| b.tools[2].gate.paths[1].condition = Some(20),
+            "`tools[2].gate.paths[1].condition` refers to expression 20, \
+             but the record has 20 expressions",
         ),
         (
             |b| b.tools[2].gate.paths[2].span.source = 2,
@@ -341,26 +341,58 @@ fn index_out_of_range_in_every_field() {
             "`exprs[2].literal` refers to value 7, but the record has 7 values",
         ),
         (
-            |b| b.exprs[4] = Expr::Not(12),
-            "`exprs[4].not` refers to expression 12, but the record has 12 expressions",
+            |b| b.exprs[4] = Expr::Not(20),
+            "`exprs[4].not` refers to expression 20, but the record has 20 expressions",
         ),
         (
-            |b| b.exprs[5] = Expr::And(3, 12),
-            "`exprs[5].and[1]` refers to expression 12, but the record has 12 expressions",
+            |b| b.exprs[5] = Expr::And(3, 20),
+            "`exprs[5].and[1]` refers to expression 20, but the record has 20 expressions",
         ),
         (
-            |b| b.exprs[6] = Expr::Or(12, 0),
-            "`exprs[6].or[0]` refers to expression 12, but the record has 12 expressions",
+            |b| b.exprs[6] = Expr::Or(20, 0),
+            "`exprs[6].or[0]` refers to expression 20, but the record has 20 expressions",
+        ),
+        (
+            |b| {
+                b.exprs[12] = Expr::Member {
+                    base: 21,
+                    field: "x".into(),
+                }
+            },
+            "`exprs[12].member` refers to expression 21, but the record has 20 expressions",
+        ),
+        (
+            |b| b.exprs[13] = Expr::List(vec![1, 20]),
+            "`exprs[13].list[1]` refers to expression 20, but the record has 20 expressions",
+        ),
+        (
+            |b| {
+                b.exprs[14] = Expr::In {
+                    item: 1,
+                    collection: 25,
+                }
+            },
+            "`exprs[14].in.collection` refers to expression 25, but the record has 20 expressions",
+        ),
+        (
+            |b| {
+                b.exprs[17] = Expr::Method {
+                    method: StrMethod::Lower,
+                    receiver: 1,
+                    args: vec![30],
+                }
+            },
+            "`exprs[17].method.args[0]` refers to expression 30, but the record has 20 expressions",
         ),
         (
             |b| {
                 b.exprs[3] = Expr::Compare {
                     op: CompareOp::Le,
                     left: 1,
-                    right: 12,
+                    right: 20,
                 }
             },
-            "`exprs[3].compare.right` refers to expression 12, but the record has 12 expressions",
+            "`exprs[3].compare.right` refers to expression 20, but the record has 20 expressions",
         ),
         (
             |b| {
@@ -370,7 +402,43 @@ fn index_out_of_range_in_every_field() {
                     right: 2,
                 }
             },
-            "`exprs[7].compare.left` refers to expression 40, but the record has 12 expressions",
+            "`exprs[7].compare.left` refers to expression 40, but the record has 20 expressions",
+        ),
+        (
+            |b| b.selector.routes[0].intent = Some(1),
+            "`selector.routes[0].intent` refers to intent 1, but the record has 1 intent",
+        ),
+        (
+            |b| b.selector.routes[0].target = RouteTarget::Tool(9),
+            "`selector.routes[0].target.tool` refers to tool 9, but the record has 4 tools",
+        ),
+        (
+            |b| b.selector.intents[0].span.source = 8,
+            "`selector.intents[0].span.source` refers to source file 8, but the record has 2 source files",
+        ),
+        (
+            |b| b.selector.readers[0].terms[2].postings[1].route = 3,
+            "`selector.readers[0].terms[2].postings[1].route` refers to route 3, but the record has 3 routes",
+        ),
+        (
+            |b| b.selector.readers[0].words[7].kind = WordKind::Term(4),
+            "`selector.readers[0].words[7].kind.term` refers to term 4, but the record has 4 terms",
+        ),
+        (
+            |b| b.selector.readers[0].phrases[0].kind = WordKind::Term(5),
+            "`selector.readers[0].phrases[0].kind.term` refers to term 5, but the record has 4 terms",
+        ),
+        (
+            |b| b.selector.readers[0].stems[0].term = 4,
+            "`selector.readers[0].stems[0].term` refers to term 4, but the record has 4 terms",
+        ),
+        (
+            |b| b.selector.readers[0].near[0].word = 12,
+            "`selector.readers[0].near[0].word` refers to word 12, but the record has 12 words",
+        ),
+        (
+            |b| b.selector.readers[0].profiles[0].examples[0][1] = 4,
+            "`selector.readers[0].profiles[0].examples[0].terms[1]` refers to term 4, but the record has 4 terms",
         ),
     ];
     for (damage, expected) in cases {

@@ -31,6 +31,7 @@ pub(crate) const AGENT_KEYS: &[&str] = &[
     "tools",
     "hands_off_to",
     "on_unread",
+    "language",
     "privilege",
     "budget",
     "exit_after",
@@ -158,6 +159,7 @@ fn read_agents(r: &mut Reader, node: &Node) -> Vec<AgentDecl> {
             tools: Vec::new(),
             hands_off_to: Vec::new(),
             on_unread: None,
+            language: None,
             privilege: None,
             budget: None,
             exit_after: None,
@@ -188,6 +190,7 @@ fn read_agents(r: &mut Reader, node: &Node) -> Vec<AgentDecl> {
                         ],
                     );
                 }
+                "language" => agent.language = graph::read_language(r, &ctx, v),
                 "privilege" => {
                     agent.privilege = r.word(
                         &ctx,

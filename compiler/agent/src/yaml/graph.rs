@@ -45,14 +45,7 @@ pub(super) fn read_settings(r: &mut Reader, node: &Node) -> SettingsDecl {
                 );
             }
             "confirmation_expiry" => out.confirmation_expiry = read_expiry(r, v),
-            "language" => {
-                out.language = r.word(
-                    ctx,
-                    "language",
-                    v,
-                    &[("en", Language::En), ("pt-BR", Language::PtBr)],
-                )
-            }
+            "language" => out.language = read_language(r, ctx, v),
             "licence" => out.licence = r.string_as(ctx, "licence", v, "a key file path"),
             "lapsed" => {
                 out.lapsed_refuses_all =
@@ -63,6 +56,31 @@ pub(super) fn read_settings(r: &mut Reader, node: &Node) -> SettingsDecl {
         }
     }
     out
+}
+
+/// `language: en | pt-BR`. European Portuguese (`pt-PT`, `pt`) is not a grammar the selector
+/// has: it is refused with its own code, so the author is told why rather than given a list.
+pub(super) fn read_language(r: &mut Reader, ctx: &str, node: &Node) -> Option<Spanned<Language>> {
+    if let NodeKind::Str(s) = &node.kind
+        && matches!(s.as_str(), "pt-PT" | "pt_PT" | "pt" | "pt-pt")
+    {
+        r.push(
+            Diagnostic::error(
+                codes::LANGUAGE_UNSUPPORTED,
+                node.span,
+                format!("{ctx}the selector does not read `{s}`: European Portuguese is not a grammar it has"),
+            )
+            .with_label("not a language the selector reads")
+            .with_help("write `language: pt-BR` for Brazilian Portuguese, or `language: en`"),
+        );
+        return None;
+    }
+    r.word(
+        ctx,
+        "language",
+        node,
+        &[("en", Language::En), ("pt-BR", Language::PtBr)],
+    )
 }
 
 fn read_expiry(r: &mut Reader, node: &Node) -> Option<Spanned<u64>> {

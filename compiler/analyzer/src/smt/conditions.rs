@@ -71,7 +71,8 @@ fn encode(body: &RecordBody, e: ExprIdx, depth: usize) -> Option<Bool> {
         Expr::Literal(v) => Bool::from_bool(truthy(body.values.get(*v as usize)?)),
         Expr::Fact(name) => Bool::new_const(format!("fact {name}")),
         Expr::Arg(name) => Bool::new_const(format!("arg {name}")),
-        // A comparison is a proposition of its own, named by its node, as `gate::same` reads it.
-        Expr::Compare { .. } => Bool::new_const(format!("atom {e}")),
+        // A comparison (or any other value read as a truth) is a proposition of its own, named
+        // by its node, as `gate::same` reads it; an unknown one is free, never a proof.
+        _ => Bool::new_const(format!("atom {e}")),
     })
 }

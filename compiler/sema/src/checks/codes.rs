@@ -45,3 +45,9 @@ pub const BOT_NAMES_A_TOOL: Code = Code {
     id: "W1608",
     slug: "bot-message-names-a-tool",
 };
+/// `execute X` or an action naming something the catalogue does not declare, and no tool of it
+/// is near that name: an action NeMo Guardrails runs itself, which the check never sees.
+pub const NOT_A_TOOL: Code = Code {
+    id: "W1618",
+    slug: "action-not-a-tool",
+};

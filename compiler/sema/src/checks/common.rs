@@ -6,8 +6,9 @@ use stalwart_diagnostics::{Diagnostic, Span, did_you_mean};
 
 use super::codes;
 
-/// Bot messages the check answers with itself: they need no definition.
-pub(crate) const BUILTIN_BOT_MESSAGES: [&str; 2] = ["refuse", "stop"];
+/// Bot messages the check answers with itself, and `bot ...` (the model writes the message):
+/// they need no definition.
+pub(crate) const BUILTIN_BOT_MESSAGES: [&str; 3] = ["refuse", "stop", "..."];
 
 /// Variables the runtime gives every flow.
 pub(crate) const BUILTIN_VARIABLES: [&str; 15] = [
@@ -28,19 +29,45 @@ pub(crate) const BUILTIN_VARIABLES: [&str; 15] = [
     "event",
 ];
 
-/// `E1605` for a tool the catalogue lacks, with the nearest tool as a fix (`fix` spells it).
+/// A call the catalogue lacks: `E1605` with the nearest tool as a fix (`fix` spells it) when a
+/// tool of the catalogue is near the name (a slip that would leave the real tool ungoverned),
+/// else `W1618` (an action NeMo Guardrails runs itself, which the check never sees); nothing for
+/// the standard library's own actions.
 pub(crate) fn unknown_tool(
     catalogue: &BTreeSet<String>,
     tool: &str,
     span: Span,
     what: String,
     fix: impl Fn(&str) -> String,
-) -> Diagnostic {
-    let mut d = Diagnostic::error(codes::UNKNOWN_TOOL, span, what).with_label("no such tool");
-    if let Some(near) = did_you_mean(tool, catalogue.iter().map(String::as_str)) {
-        d = d.with_fix(span, fix(near), format!("did you mean `{near}`"));
+) -> Option<Diagnostic> {
+    if crate::model::library::library().actions.contains(tool) {
+        return None;
     }
-    d
+    Some(
+        match did_you_mean(tool, catalogue.iter().map(String::as_str)) {
+            Some(near) => Diagnostic::error(codes::UNKNOWN_TOOL, span, what)
+                .with_label("no such tool")
+                .with_fix(span, fix(near), format!("did you mean `{near}`")),
+            None => Diagnostic::warning(codes::NOT_A_TOOL, span, what)
+                .with_label("not a tool of the catalogue")
+                .with_note(
+                    "an action NeMo Guardrails runs itself: the check never sees it, and the \
+                     rulebook governs no tool by it",
+                ),
+        },
+    )
+}
+
+/// Names a rulebook's other files (and the standard library) define, which a file's checks
+/// count as defined.
+#[derive(Debug, Clone, Default)]
+pub struct Known {
+    pub flows: BTreeSet<String>,
+    pub messages: BTreeSet<String>,
+    /// Library flows no import of the rulebook brings in, by the module that has them (2.x).
+    pub library_elsewhere: std::collections::BTreeMap<String, String>,
+    /// Some import names a module the checks cannot see: undefined names are not reported.
+    pub opaque: bool,
 }
 
 /// `W1601` for an undefined bot message, with the nearest defined one as a fix.

@@ -23,6 +23,7 @@
 
 pub mod codes;
 mod common;
+pub use common::Known;
 mod flows;
 mod v1;
 mod v2;
@@ -30,3 +31,10 @@ mod v2;
 pub use flows::{used_flows_v1, used_flows_v2};
 pub use v1::check_v1;
 pub use v2::check_v2;
+
+/// The blocks a 2.x statement holds (not those of a nested flow).
+pub fn v2_bodies(
+    kind: &stalwart_syntax::v2::ast::StmtKind,
+) -> Vec<&[stalwart_syntax::v2::ast::Stmt]> {
+    v2::bodies(kind)
+}

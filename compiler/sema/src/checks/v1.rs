@@ -8,20 +8,29 @@ use stalwart_syntax::v1::ast::{Condition, ConditionExpr, FlowDef, Item, Module, 
 
 use super::codes;
 use super::common::{
-    BUILTIN_BOT_MESSAGES, BUILTIN_VARIABLES, bot_names_tool, read_before_set, tool_named_by,
+    BUILTIN_BOT_MESSAGES, BUILTIN_VARIABLES, Known, bot_names_tool, read_before_set, tool_named_by,
     undefined_bot, unknown_tool, unreachable,
 };
 
 /// Checks a Colang 1.0 module. `catalogue`: the tools the agent declares (tools are not checked
-/// without it); `facts`: the facts agent.yaml declares.
+/// without it); `facts`: the facts agent.yaml declares; `known`: what the rulebook's other files
+/// and the standard library define.
 pub fn check_v1(
     module: &Module,
     catalogue: Option<&BTreeSet<String>>,
     facts: &BTreeSet<String>,
+    known: &Known,
 ) -> Vec<Diagnostic> {
+    let library = crate::model::library::library();
+    let mut messages = defined_messages(module);
+    messages.extend(known.messages.iter().map(String::as_str));
+    messages.extend(library.v1_bot_messages.iter().map(String::as_str));
+    let mut all_flows: BTreeSet<&str> = flows(module).map(|f| f.id.as_str()).collect();
+    all_flows.extend(known.flows.iter().map(String::as_str));
+    all_flows.extend(library.v1_flows.iter().map(String::as_str));
     let mut ctx = Ctx {
-        messages: defined_messages(module),
-        flows: flows(module).map(|f| f.id.as_str()).collect(),
+        messages,
+        flows: all_flows,
         catalogue,
         out: Vec::new(),
     };
@@ -122,6 +131,7 @@ impl Ctx<'_> {
                             format!("execute {tool}"),
                         ));
                     } else if !name.is_empty()
+                        && !name.starts_with('$')
                         && bot.utterance().is_none()
                         && !BUILTIN_BOT_MESSAGES.contains(&name)
                         && !self.messages.contains(&name)
@@ -184,7 +194,7 @@ impl Ctx<'_> {
             return;
         };
         if !catalogue.contains(tool) {
-            self.out.push(unknown_tool(
+            self.out.extend(unknown_tool(
                 catalogue,
                 tool,
                 span,
@@ -297,15 +307,10 @@ fn reads(cond: Option<&Condition>, flow: usize, uses: &mut Uses) {
         ConditionExpr::Parsed(expr) => {
             let mut stack: Vec<&Expr> = vec![expr];
             while let Some(e) = stack.pop() {
-                match &e.kind {
-                    ExprKind::Fact(name) => uses.reads.push((name.clone(), flow, e.span)),
-                    ExprKind::Not(inner) => stack.push(inner),
-                    ExprKind::Logic { lhs, rhs, .. } | ExprKind::Compare { lhs, rhs, .. } => {
-                        stack.push(rhs);
-                        stack.push(lhs);
-                    }
-                    ExprKind::Arg(_) | ExprKind::Lit(_) => {}
+                if let ExprKind::Fact(name) = &e.kind {
+                    uses.reads.push((name.clone(), flow, e.span));
                 }
+                stack.extend(e.children().into_iter().rev());
             }
         }
         ConditionExpr::Unparsed => {

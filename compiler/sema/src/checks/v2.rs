@@ -12,7 +12,7 @@ use stalwart_syntax::v2::ast::{
 
 use super::codes;
 use super::common::{
-    BUILTIN_BOT_MESSAGES, BUILTIN_VARIABLES, bot_names_tool, read_before_set, tool_named_by,
+    BUILTIN_BOT_MESSAGES, BUILTIN_VARIABLES, Known, bot_names_tool, read_before_set, tool_named_by,
     undefined_bot, unknown_tool, unreachable,
 };
 
@@ -23,6 +23,7 @@ pub fn check_v2(
     text: &str,
     catalogue: Option<&BTreeSet<String>>,
     facts: &BTreeSet<String>,
+    known: &Known,
 ) -> Vec<Diagnostic> {
     let mut all: Vec<&Flow> = Vec::new();
     for item in &module.items {
@@ -30,14 +31,13 @@ pub fn check_v2(
             nested_flows(f, &mut all);
         }
     }
-    let imports = module.items.iter().any(|i| matches!(i, Item::Import(_)))
-        || all
-            .iter()
-            .any(|f| f.body.iter().any(|s| matches!(s.kind, StmtKind::Import(_))));
+    let mut flows: BTreeSet<&str> = all.iter().map(|f| f.name.as_str()).collect();
+    flows.extend(known.flows.iter().map(String::as_str));
     let mut ctx = Ctx {
         text,
-        flows: all.iter().map(|f| f.name.as_str()).collect(),
-        imports,
+        flows,
+        imports: known.opaque,
+        library_elsewhere: &known.library_elsewhere,
         catalogue,
         facts,
         out: Vec::new(),
@@ -122,7 +122,9 @@ fn duplicate_flows(module: &Module, out: &mut Vec<Diagnostic>) {
 struct Ctx<'a> {
     text: &'a str,
     flows: BTreeSet<&'a str>,
+    /// Some import names a module the checks cannot see.
     imports: bool,
+    library_elsewhere: &'a std::collections::BTreeMap<String, String>,
     catalogue: Option<&'a BTreeSet<String>>,
     facts: &'a BTreeSet<String>,
     out: Vec<Diagnostic>,
@@ -196,6 +198,10 @@ impl Ctx<'_> {
         match spec.kind() {
             SpecKind::Action => self.action(name, *span),
             SpecKind::Flow if !self.imports && !self.flows.contains(name.as_str()) => {
+                if self.library_elsewhere.contains_key(name.as_str()) {
+                    self.undefined_flow(name, *span);
+                    return;
+                }
                 match name.strip_prefix("bot ") {
                     Some(message) => self.bot(message, *span),
                     None => self.undefined_flow(name, *span),
@@ -210,7 +216,7 @@ impl Ctx<'_> {
             return;
         };
         if !catalogue.contains(&tool) {
-            self.out.push(unknown_tool(
+            self.out.extend(unknown_tool(
                 catalogue,
                 &tool,
                 span,
@@ -225,7 +231,7 @@ impl Ctx<'_> {
             if let Some(catalogue) = self.catalogue
                 && !catalogue.contains(tool)
             {
-                self.out.push(unknown_tool(
+                self.out.extend(unknown_tool(
                     catalogue,
                     tool,
                     span,
@@ -246,7 +252,7 @@ impl Ctx<'_> {
         self.out.push(undefined_bot(
             message,
             span,
-            format!("no flow `bot {message}` in this file, and it imports nothing"),
+            format!("no file of the rulebook and no imported module defines `bot {message}`"),
             &defined,
             |m| format!("bot {m}"),
         ));
@@ -258,8 +264,14 @@ impl Ctx<'_> {
             span,
             format!("flow `{name}` is not defined"),
         )
-        .with_label("no such flow in this file, and it imports nothing");
-        if let Some(near) = did_you_mean(name, self.flows.iter().copied()) {
+        .with_label("no file of the rulebook and no imported module defines it");
+        if let Some(module) = self.library_elsewhere.get(name) {
+            d = d.with_help(format!(
+                "the standard library's module `{}` defines it: add `import {}`",
+                module.replace('/', "."),
+                module.replace('/', ".")
+            ));
+        } else if let Some(near) = did_you_mean(name, self.flows.iter().copied()) {
             d = d.with_fix(span, near, format!("did you mean `{near}`"));
         } else {
             d = d.with_note("the standard library's flows come with `import core`");

@@ -26,10 +26,7 @@ pub const EMPTY: Code = Code {
     id: "E1205",
     slug: "condition-empty",
 };
-pub const PROPERTY_PATH: Code = Code {
-    id: "E1206",
-    slug: "condition-property-path",
-};
+// E1206 (`condition-property-path`) is retired: member access is part of the language.
 pub const BARE_WORD: Code = Code {
     id: "E1207",
     slug: "condition-bare-word",

@@ -29,6 +29,18 @@ pub enum Tok {
     Or,
     #[token("not")]
     Not,
+    #[token("in")]
+    In,
+    #[token("is")]
+    Is,
+    #[token(".")]
+    Dot,
+    #[token(",")]
+    Comma,
+    #[token("[")]
+    LBracket,
+    #[token("]")]
+    RBracket,
     #[token("true")]
     #[token("True")]
     True,
@@ -44,9 +56,6 @@ pub enum Tok {
     /// `$name`.
     #[regex(r"\$[\p{L}\p{N}_]+")]
     Fact,
-    /// `$name.more`: a property path, which the language does not have.
-    #[regex(r"\$[\p{L}\p{N}_]+(\.[\p{L}\p{N}_]*)+")]
-    Path,
     #[regex(r"-?[0-9]+(\.[0-9]+)?", priority = 5)]
     Number,
     #[regex(r#""([^"\\\n]|\\.)*""#)]
@@ -55,7 +64,8 @@ pub enum Tok {
     #[regex(r#""([^"\\\n]|\\.)*"#, priority = 0)]
     #[regex(r"'([^'\\\n]|\\.)*", priority = 0)]
     UnterminatedStr,
-    /// A bare word: not part of the language (facts are written `$name`).
+    /// A bare word: a function's or a member's name (`len(…)`, `$x.lower()`, `$x.field`); as a
+    /// value it is not part of the language (facts are written `$name`).
     #[regex(r"[\p{L}_][\p{L}\p{N}_]*", priority = 1)]
     Word,
     /// `=`, a common slip for `==`.

@@ -1,6 +1,10 @@
 //! The condition language shared by Colang 1.0 `if`/`while`/`when`, 2.x `if` conditions that fit
-//! it, and rule sheets' `when` column: `$fact`, `$args.<name>`, literals, comparisons, `and`, `or`,
-//! `not` and parentheses. Precedence, tightest first: `not`, comparison, `and`, `or`.
+//! it, and rule sheets' `when` column: `$fact`, `$args.<name>`, member access (`$result.action`,
+//! `$config.x`), literals and lists, comparisons, `in` / `not in`, `is None` / `is not None`,
+//! function calls (`len(…)`, `is_str(…)`) and method calls (`$x.lower()`), `and`, `or`, `not`
+//! and parentheses. Precedence is Python's, which the reference evaluates conditions with,
+//! tightest first: member access and calls, comparisons, `not`, `and`, `or` (so `not $a == 1`
+//! is `not ($a == 1)`).
 //!
 //! The lexer is [`lexer`] (logos), the parser is generated from `grammars/condition.lalrpop`.
 
@@ -84,6 +88,7 @@ pub fn try_condition(file: FileId, text: &str, offset: u32) -> Option<Expr> {
     let tokens = lexer::tokenize(text);
     if tokens.is_empty()
         || tokens.iter().any(|&(_, tok, _)| foreign(tok))
+        || bare_words(&tokens).next().is_some()
         || nesting(&tokens) > MAX_NESTING
     {
         return None;
@@ -95,10 +100,20 @@ pub fn try_condition(file: FileId, text: &str, offset: u32) -> Option<Expr> {
 
 /// Whether [`check_tokens`] reports `tok`: a token the language does not have.
 fn foreign(tok: Tok) -> bool {
-    matches!(
-        tok,
-        Tok::Other | Tok::UnterminatedStr | Tok::Path | Tok::Word | Tok::Assign
-    )
+    matches!(tok, Tok::Other | Tok::UnterminatedStr | Tok::Assign)
+}
+
+/// The words that stand as values: a word is a function's name before `(` and a member's after
+/// `.`, and nothing else.
+fn bare_words(tokens: &[(usize, Tok, usize)]) -> impl Iterator<Item = (usize, usize)> + '_ {
+    tokens.iter().enumerate().filter_map(|(i, &(l, tok, r))| {
+        let after_dot = i
+            .checked_sub(1)
+            .and_then(|p| tokens.get(p))
+            .is_some_and(|t| t.1 == Tok::Dot);
+        let before_paren = tokens.get(i + 1).is_some_and(|t| t.1 == Tok::LParen);
+        (tok == Tok::Word && !after_dot && !before_paren).then_some((l, r))
+    })
 }
 
 /// Reports tokens the language does not have, each at its own span.
@@ -108,6 +123,17 @@ fn check_tokens(
     at: &impl Fn(usize, usize) -> Span,
     out: &mut Vec<Diagnostic>,
 ) {
+    for (l, r) in bare_words(tokens) {
+        let word = text.get(l..r).unwrap_or("");
+        out.push(
+            Diagnostic::error(
+                codes::BARE_WORD,
+                at(l, r),
+                format!("`{word}` is not a value"),
+            )
+            .with_help(format!("a fact is written with a `$`: `${word}`")),
+        );
+    }
     for &(l, tok, r) in tokens {
         let word = text.get(l..r).unwrap_or("");
         let d = match tok {
@@ -122,18 +148,6 @@ fn check_tokens(
                 "unterminated string in condition",
             )
             .with_label("the string is not closed on this line"),
-            Tok::Path => Diagnostic::error(
-                codes::PROPERTY_PATH,
-                at(l, r),
-                format!("`{word}` reads a property"),
-            )
-            .with_label("conditions read a fact (`$name`) or an argument (`$args.<name>`)"),
-            Tok::Word => Diagnostic::error(
-                codes::BARE_WORD,
-                at(l, r),
-                format!("`{word}` is not a value"),
-            )
-            .with_help(format!("a fact is written with a `$`: `${word}`")),
             Tok::Assign => Diagnostic::error(codes::SINGLE_EQUALS, at(l, r), "`=` in a condition")
                 .with_fix(at(l, r), "==", "compare with `==`"),
             _ => {
@@ -149,7 +163,12 @@ fn check_tokens(
 fn nesting(tokens: &[(usize, Tok, usize)]) -> usize {
     tokens
         .iter()
-        .filter(|(_, t, _)| matches!(t, Tok::LParen | Tok::Not | Tok::And | Tok::Or))
+        .filter(|(_, t, _)| {
+            matches!(
+                t,
+                Tok::LParen | Tok::LBracket | Tok::Not | Tok::And | Tok::Or | Tok::Dot | Tok::In
+            )
+        })
         .count()
 }
 
@@ -223,7 +242,7 @@ fn expects_value(expected: &[String]) -> bool {
 
 fn expected_label(expected: &[String]) -> String {
     if expects_value(expected) {
-        "expected a fact, an argument, a literal, `not` or `(`".to_string()
+        "expected a fact, an argument, a literal, a list, a function call, `not` or `(`".to_string()
     } else if expected.iter().any(|e| e == "\")\"") {
         "expected an operator or `)`".to_string()
     } else {

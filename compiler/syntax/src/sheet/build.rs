@@ -124,13 +124,8 @@ fn condition(cell: &Cell, out: &mut Vec<Diagnostic>) -> Option<Expr> {
 
 fn remap(e: &mut Expr, cell: &Cell) {
     e.span = cell.map_span(e.span);
-    match &mut e.kind {
-        ExprKind::Not(inner) => remap(inner, cell),
-        ExprKind::Logic { lhs, rhs, .. } | ExprKind::Compare { lhs, rhs, .. } => {
-            remap(lhs, cell);
-            remap(rhs, cell);
-        }
-        ExprKind::Fact(_) | ExprKind::Arg(_) | ExprKind::Lit(_) => {}
+    for child in e.children_mut() {
+        remap(child, cell);
     }
 }
 
@@ -170,7 +165,11 @@ fn check_types(e: &Expr, out: &mut Vec<Diagnostic>) {
             non_boolean("not", inner, out);
             check_types(inner, out);
         }
-        ExprKind::Fact(_) | ExprKind::Arg(_) | ExprKind::Lit(_) => {}
+        _ => {
+            for child in e.children() {
+                check_types(child, out);
+            }
+        }
     }
 }
 

@@ -32,6 +32,7 @@ pub fn rich_body() -> RecordBody {
                 hands_off_to: vec![1],
                 privilege: Trust::High,
                 on_unread: OnUnread::Refuse,
+                language: None,
                 budget_steps: Some(20),
                 span: span(0, 10, 3),
             },
@@ -42,6 +43,7 @@ pub fn rich_body() -> RecordBody {
                 hands_off_to: vec![0, 2],
                 privilege: Trust::Low,
                 on_unread: OnUnread::Model,
+                language: None,
                 budget_steps: None,
                 span: span(0, 30, 9),
             },
@@ -52,6 +54,7 @@ pub fn rich_body() -> RecordBody {
                 hands_off_to: vec![],
                 privilege: Trust::Untrusted,
                 on_unread: OnUnread::Ask,
+                language: None,
                 budget_steps: Some(1),
                 span: span(0, 50, 14),
             },
@@ -62,6 +65,7 @@ pub fn rich_body() -> RecordBody {
                 hands_off_to: vec![3],
                 privilege: Trust::Medium,
                 on_unread: OnUnread::Answer,
+                language: None,
                 budget_steps: None,
                 span: span(0, 70, 18),
             },
@@ -140,7 +144,170 @@ pub fn rich_body() -> RecordBody {
                 left: 1,
                 right: 2,
             },
+            // 12…
+            Expr::Member {
+                base: 0,
+                field: "is_blocked".into(),
+            },
+            Expr::List(vec![1, 2]),
+            Expr::In {
+                item: 1,
+                collection: 13,
+            },
+            Expr::IsNone(0),
+            Expr::Call {
+                func: Func::Len,
+                args: vec![13],
+            },
+            Expr::Method {
+                method: StrMethod::StartsWith,
+                receiver: 1,
+                args: vec![2],
+            },
+            Expr::Result("get_order".into()),
+            Expr::Unknown,
         ],
+        selector: Selector {
+            intents: vec![Intent {
+                name: "ask refund".into(),
+                examples: vec!["refund order 4411".into()],
+                span: span(1, 0, 1),
+            }],
+            routes: vec![
+                Route {
+                    intent: Some(0),
+                    flow: Some("refunds".into()),
+                    target: RouteTarget::Tool(2),
+                    conditional: true,
+                },
+                Route {
+                    intent: Some(0),
+                    flow: Some("refuse".into()),
+                    target: RouteTarget::Say {
+                        message: "refuse".into(),
+                    },
+                    conditional: false,
+                },
+                Route {
+                    intent: None,
+                    flow: None,
+                    target: RouteTarget::Ask {
+                        message: "ask which order".into(),
+                        text: Some("Which order?".into()),
+                    },
+                    conditional: false,
+                },
+            ],
+            readers: vec![Reader {
+                language: Language::PtBr,
+                terms: vec![
+                    Term {
+                        text: "@look".into(),
+                        class: TermClass::Look,
+                        postings: vec![],
+                    },
+                    Term {
+                        text: "@refund".into(),
+                        class: TermClass::Action,
+                        postings: vec![Posting {
+                            route: 0,
+                            role: Role::Action,
+                        }],
+                    },
+                    Term {
+                        text: "@order".into(),
+                        class: TermClass::Object,
+                        postings: vec![
+                            Posting {
+                                route: 0,
+                                role: Role::Name,
+                            },
+                            Posting {
+                                route: 1,
+                                role: Role::Object,
+                            },
+                        ],
+                    },
+                    Term {
+                        text: "cliente".into(),
+                        class: TermClass::Other,
+                        postings: vec![Posting {
+                            route: 2,
+                            role: Role::Context,
+                        }],
+                    },
+                ],
+                words: vec![
+                    Word {
+                        text: "dois".into(),
+                        kind: WordKind::Number(2),
+                    },
+                    Word {
+                        text: "e".into(),
+                        kind: WordKind::Then,
+                    },
+                    Word {
+                        text: "mais".into(),
+                        kind: WordKind::Operator,
+                    },
+                    Word {
+                        text: "metade".into(),
+                        kind: WordKind::Compute,
+                    },
+                    Word {
+                        text: "nao".into(),
+                        kind: WordKind::Negation,
+                    },
+                    Word {
+                        text: "negativo".into(),
+                        kind: WordKind::No,
+                    },
+                    Word {
+                        text: "o".into(),
+                        kind: WordKind::Stop,
+                    },
+                    Word {
+                        text: "pedido".into(),
+                        kind: WordKind::Term(2),
+                    },
+                    Word {
+                        text: "por que".into(),
+                        kind: WordKind::Question,
+                    },
+                    Word {
+                        text: "reembolso".into(),
+                        kind: WordKind::Term(1),
+                    },
+                    Word {
+                        text: "sim".into(),
+                        kind: WordKind::Yes,
+                    },
+                    Word {
+                        text: "the".into(),
+                        kind: WordKind::Foreign,
+                    },
+                ],
+                phrases: vec![Word {
+                    text: "dinheiro de volta".into(),
+                    kind: WordKind::Term(1),
+                }],
+                stems: vec![StemEntry {
+                    stem: "reembols".into(),
+                    term: 1,
+                }],
+                near: vec![NearEntry {
+                    key: "reembolo".into(),
+                    word: 9,
+                }],
+                profiles: vec![
+                    Profile {
+                        examples: vec![vec![1, 2]],
+                    },
+                    Profile::default(),
+                    Profile::default(),
+                ],
+            }],
+        },
     }
 }
 
@@ -558,7 +725,23 @@ fn follow_indices(body: &ArchivedRecordBody) {
                 expr(left);
                 expr(right);
             }
-            ArchivedExpr::Fact(_) | ArchivedExpr::Arg(_) => {}
+            ArchivedExpr::Member { base, .. } => _ = expr(base),
+            ArchivedExpr::IsNone(i) => _ = expr(i),
+            ArchivedExpr::In { item, collection } => {
+                expr(item);
+                expr(collection);
+            }
+            ArchivedExpr::List(items) | ArchivedExpr::Call { args: items, .. } => {
+                items.iter().for_each(|i| _ = expr(i));
+            }
+            ArchivedExpr::Method { receiver, args, .. } => {
+                expr(receiver);
+                args.iter().for_each(|i| _ = expr(i));
+            }
+            ArchivedExpr::Fact(_)
+            | ArchivedExpr::Arg(_)
+            | ArchivedExpr::Result(_)
+            | ArchivedExpr::Unknown => {}
         }
     }
 }

@@ -1,0 +1,1 @@
+"""The shop's tools, declared for Stalwart in `shop.tools`."""

@@ -1,0 +1,43 @@
+//! The native part of the Python package `stalwart_agents` (DESIGN §11): conversions between
+//! Python objects and the types of the runtime (`stalwart-runtime`, `stalwart-host`,
+//! `stalwart-record`) and of the compiler's façade (`stalwart-driver`, with the analyzer's report
+//! and the diagnostics' renderer). It decides nothing itself: every answer is the runtime's, every
+//! diagnostic the compiler's.
+//!
+//! Modules: `record` (a loaded record and its views), `compile` (agents and rulebooks compiled
+//! and proved), `session` (a conversation: the check, turns, reports, the history as Python
+//! objects), `check` (the answer), `convert` (Python values ↔ JSON), `errors` (the package's
+//! exceptions, and panics kept from crossing into Python).
+
+#[cfg(feature = "bench")]
+mod bench;
+mod check;
+mod compile;
+mod convert;
+mod errors;
+mod record;
+mod session;
+
+use pyo3::prelude::*;
+
+/// The module `stalwart_agents._native`.
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<record::PyRecord>()?;
+    m.add_class::<check::PyCheck>()?;
+    m.add_class::<session::PySession>()?;
+    m.add_class::<session::EditMark>()?;
+    m.add_function(wrap_pyfunction!(compile::compile_agent, m)?)?;
+    m.add_function(wrap_pyfunction!(compile::write_agent_record, m)?)?;
+    m.add_function(wrap_pyfunction!(compile::write_rules_record, m)?)?;
+    m.add_function(wrap_pyfunction!(session::open_session, m)?)?;
+    #[cfg(feature = "bench")]
+    {
+        m.add_function(wrap_pyfunction!(bench::rust_check_ns, m)?)?;
+        m.add_function(wrap_pyfunction!(bench::ffi_floor, m)?)?;
+        m.add_function(wrap_pyfunction!(bench::ffi_convert, m)?)?;
+    }
+    m.add("FORMAT_VERSION", stalwart_record::FORMAT_VERSION)?;
+    m.add("COMPILER_VERSION", stalwart_driver::COMPILER_VERSION)?;
+    Ok(())
+}
