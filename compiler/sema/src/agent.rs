@@ -234,7 +234,7 @@ pub fn analyze_agent(db: &dyn Db, file: SourceFile) -> AgentAnalysis {
     }
     for source in std::iter::once(file)
         .chain(catalogue.sources.iter().copied())
-        .chain(agent_rulebook(db, file))
+        .chain(agent_rulebook_files(db, file))
     {
         if db.had_bom(source) {
             diagnostics.push(byte_order_mark(db, source));
