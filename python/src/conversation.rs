@@ -27,8 +27,8 @@ use stalwart_host::key::load_key;
 use stalwart_record::Record;
 use stalwart_runtime::{Call, RecordKey};
 use stalwart_store::{
-    Approval, Approve, Guard, Program, Results, Rule, Stop, Store, Turn, TurnEnd, TurnFilter,
-    TurnRun, Verdict,
+    Approval, Approve, Guard, Program, Results, Rule, Stop, Store, Turn, TurnFilter, TurnRun,
+    Verdict,
 };
 
 use crate::convert::{to_json, to_list_map, to_object, to_opt_string, to_py, type_name};
@@ -236,7 +236,9 @@ struct Left {
 impl PyConversation {
     /// Runs `f` on the store with a guard and the program, and turns its answer into a dict:
     /// the run (`TurnRun`'s JSON) and, when a call needed an approval nobody could give, that
-    /// approval (`approval_required`). The program's own exception is raised as it is.
+    /// approval (`approval_required`). The program's own exception is raised as it is, once the
+    /// store has recorded how the turn stopped; so is an exception of the approve function,
+    /// whose call is refused (a refusal is always safe).
     fn drive(
         &self,
         py: Python<'_>,
@@ -289,9 +291,9 @@ impl PyConversation {
         drop(store);
         let left = left.into_inner();
         let run = run.map_err(|e| store_error(py, &e))?;
-        if let Some(e) = left.error
-            && matches!(run.end, TurnEnd::Interrupted { .. } | TurnEnd::Done { .. })
-        {
+        // The program's exception (its turn is interrupted), or the approve function's (the call
+        // it was asked about was refused, and the model read that refusal).
+        if let Some(e) = left.error {
             return Err(e);
         }
         let out = PyDict::new(py);

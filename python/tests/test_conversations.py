@@ -257,3 +257,29 @@ def test_a_program_that_fails_leaves_its_turn_interrupted_and_raises_its_error(g
     with pytest.raises(RuntimeError, match="the model's client broke"):
         chat("Note d")
     assert turns(chat)[-1].state == "interrupted"
+
+
+def test_an_approve_function_that_fails_refuses_the_call_and_its_error_is_raised(garden: Path, store: str) -> None:
+    chat = chat_in(garden, store, new_id(), approve=lambda approval: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        chat("Note e")
+    t = turns(chat)[-1]
+    assert (t.state, t.answer) == ("done", "Wrote e.md: The person did not allow this call.")
+    assert log_lines(garden / "logs" / "tools.log") == ["read_note"]
+
+
+def test_a_waiting_turn_stops_a_program_that_catches_every_exception(garden: Path, store: str) -> None:
+    host = Gardener(garden / "logs")
+
+    def gardener(turn: Any) -> str:
+        try:
+            turn.tool(host.write_note, {"name": "x.md", "text": "y"})
+        except Exception:
+            return "swallowed"
+        return "ran"
+
+    chat = conversation(gardener, new_id(), store=store, approve="changes", catalogue=garden / "rec")
+    with pytest.raises(Waiting):
+        chat("Write x.md.")
+    assert turns(chat)[-1].approve(by="ana") == "ran"
+    assert log_lines(garden / "logs" / "tools.log") == ["write_note"]

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from stalwart_agents import Agent, Client
+from stalwart_agents import Agent, Client, Plan
+from stalwart_agents.plan import PlannedCall
 
 from conftest import SPEC
 
@@ -50,3 +51,24 @@ def test_the_shops_turn_is_planned_as_the_refund_it_asks_for(shop: Path) -> None
         plan = billing.read("refund order 4411 40.00")
         assert plan is not None
         assert (plan.intent, plan.flow, billing.intent) == ("ask refund", "refunds", "ask refund")
+
+
+def test_the_plan_has_the_fields_stalwart_plan_prints(shop: Path) -> None:
+    desk = Agent.from_file("agent.yaml", verify=False)
+    with Client() as client:
+        billing = client.session("billing", catalogue=desk.catalogue())
+        plan = billing.read("refund order 4411 40.00")
+        assert isinstance(plan, Plan)
+        assert (plan.kind, plan.language, plan.record_as, plan.question) == ("confirm", "en", "read", None)
+        assert plan.call == PlannedCall("refund_card", {"order_id": "4411", "amount": 40.0},
+                                        {"order_id": "typed", "amount": "typed"})
+        assert [(s.argument, s.value, s.turn, s.start, s.end) for s in plan.slots] == [
+            ("order_id", "4411", 0, 13, 17), ("amount", 40.0, 0, 18, 23)]
+        assert plan.score.read_as == "ask refund"
+        assert [e["kind"] for e in billing.history.entries] == ["read"]
+        with pytest.raises(ValueError) as raised:
+            billing.read("refund order 4411", language="fr")
+        assert str(raised.value) == "unknown language `fr`: the selector reads `en` and `pt-BR`"
+        with pytest.raises(TypeError) as wrong:
+            billing.read("refund order 4411", intent=3)
+        assert "intent" in str(wrong.value)
