@@ -58,7 +58,7 @@ pub struct PyConversation {
     /// Held while a turn runs: the program may not start another turn of it meanwhile.
     store: Mutex<Store>,
     /// The folder of a store made for this conversation alone (no `store=` given).
-    _own: Option<tempfile::TempDir>,
+    own_store: Option<tempfile::TempDir>,
     program: Py<PyAny>,
     approver: Approver,
     context: Option<Py<PyAny>>,
@@ -216,7 +216,7 @@ pub fn open_conversation(
         id,
         shown: opened.shown().to_string(),
         store: Mutex::new(opened),
-        _own: own,
+        own_store: own,
         program: program.clone().unbind(),
         approver,
         context,
@@ -242,6 +242,7 @@ impl PyConversation {
     fn drive(
         &self,
         py: Python<'_>,
+        approver: &Approver,
         f: impl FnOnce(&mut Store, &mut Guard<'_>, &mut dyn Program) -> Result<TurnRun, HostError>,
     ) -> PyResult<Py<PyAny>> {
         let mut store = self.store.try_lock().map_err(|_| {
@@ -253,7 +254,7 @@ impl PyConversation {
         })?;
         let left = std::cell::RefCell::new(Left::default());
         let mut ask = |a: &Approval| -> Verdict {
-            let Approver::Function(f) = &self.approver else {
+            let Approver::Function(f) = approver else {
                 return Verdict::Deny(None);
             };
             let answer = approval_py(py, a).and_then(|a| f.bind(py).call1((a,)));
@@ -271,7 +272,7 @@ impl PyConversation {
                 }
             }
         };
-        let approve = match &self.approver {
+        let approve = match approver {
             Approver::Person(rule) => Approve::Person(rule.clone()),
             Approver::Function(_) => Approve::Function(&mut ask),
             Approver::Nobody => Approve::Nobody,
@@ -415,16 +416,31 @@ fn approval_py<'py>(py: Python<'py>, a: &Approval) -> PyResult<Bound<'py, PyAny>
 
 #[pymethods]
 impl PyConversation {
-    /// Starts a turn with the person's words and runs it.
-    fn start(&self, py: Python<'_>, input: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    /// Starts a turn with the person's words and runs it; `approve` sets who answers for this
+    /// turn alone (as the conversation's `approve=` does).
+    #[pyo3(signature = (input, *, approve=None))]
+    fn start(
+        &self,
+        py: Python<'_>,
+        input: &Bound<'_, PyAny>,
+        approve: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
         let input: String = input.extract().map_err(|_| {
             PyTypeError::new_err(format!(
                 "the turn must be a string, not {}",
                 type_name(input)
             ))
         })?;
+        let own;
+        let approver = match approve.filter(|a| !a.is_none()) {
+            Some(a) => {
+                own = approver_of(Some(a), self.own_store.is_none())?;
+                &own
+            }
+            None => &self.approver,
+        };
         let id = self.id.clone();
-        self.drive(py, |store, guard, program| {
+        self.drive(py, approver, |store, guard, program| {
             store.start_turn(guard, &id, &input, program)
         })
     }
@@ -466,7 +482,7 @@ impl PyConversation {
                 .resolve(&id, number, &given, &rerun, by)
                 .map_err(|e| store_error(py, &e))?;
         }
-        self.drive(py, |store, guard, program| {
+        self.drive(py, &self.approver, |store, guard, program| {
             store.resume_turn(guard, &id, number, program)
         })
     }

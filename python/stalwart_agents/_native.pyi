@@ -108,7 +108,7 @@ class Session:
 class Conversation:
     """A conversation held in a store (`stalwart_agents.Conversation` wraps it)."""
 
-    def start(self, input: str) -> dict[str, Any]: ...
+    def start(self, input: str, *, approve: Any = None) -> dict[str, Any]: ...
     def resume(
         self,
         number: int | None = None,

@@ -73,6 +73,16 @@ class Approval:
     why: str | None = None
     asked: int = 0
 
+    @property
+    def name(self) -> str:
+        """The tool's name (the spec's `Approval.name`)."""
+        return self.tool
+
+    @property
+    def input(self) -> dict[str, Any]:
+        """The call's arguments (the spec's `Approval.input`)."""
+        return self.arguments
+
     @staticmethod
     def from_json(value: Mapping[str, Any]) -> "Approval":
         return Approval(
@@ -296,11 +306,14 @@ class Conversation:
         """The store's address, as messages show it (a password hidden)."""
         return str(self._native.store)
 
-    def __call__(self, input: str) -> str:
-        """Runs a turn with the person's words; returns its answer. Raises `Waiting` when it
-        waits for a person, `ApprovalError` when a call needs a person and nobody can be asked,
-        `Interrupted` when a call it needs is unfinished, and the program's own exceptions."""
-        return self._end(self._native.start(input))
+    def __call__(
+        self, input: str, *, approve: str | list[str] | Callable[[Approval], bool | str] | None = None
+    ) -> str:
+        """Runs a turn with the person's words; returns its answer. `approve` sets who answers
+        for this turn alone. Raises `Waiting` when it waits for a person, `ApprovalError` when a
+        call needs a person and nobody can be asked, `Interrupted` when a call it needs is
+        unfinished, and the program's own exceptions."""
+        return self._end(self._native.start(input, approve=approve))
 
     def turns(self) -> list[Turn]:
         """The conversation's turns, oldest first."""

@@ -199,7 +199,7 @@ def test_the_approve_function_answers_at_once_true_false_or_a_reason(garden: Pat
 
     def approve(a: Approval) -> bool | str:
         asked.append(a)
-        return "only todo.md" if a.tool == "write_note" and a.arguments["name"] != "todo.md" else True
+        return "only todo.md" if a.name == "write_note" and a.input["name"] != "todo.md" else True
 
     chat = chat_in(garden, store, new_id(), approve=approve)
     assert chat("Note b") == "Wrote b.md: The person did not allow this call. only todo.md"
@@ -283,3 +283,11 @@ def test_a_waiting_turn_stops_a_program_that_catches_every_exception(garden: Pat
         chat("Write x.md.")
     assert turns(chat)[-1].approve(by="ana") == "ran"
     assert log_lines(garden / "logs" / "tools.log") == ["write_note"]
+
+
+def test_approve_set_for_one_turn(garden: Path, store: str) -> None:
+    chat = chat_in(garden, store, new_id(), approve="changes")
+    assert chat("Note f", approve=lambda a: True) == "Wrote f.md: ok"
+    with pytest.raises(Waiting):
+        chat("Note g")
+    assert [repr(a) for a in turns(chat)[-1].waiting] == ["Approval(gardener/write_note #2, changes)"]
