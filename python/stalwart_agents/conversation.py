@@ -173,7 +173,8 @@ class JournalRecord:
 
 class Turn:
     """A turn of a conversation, as the store holds it: each property reads the store again, so
-    it says how the turn stands now, whichever process answered it."""
+    it says how the turn stands now, whichever process answered it. Who answers (`by=`) is
+    recorded with each answer; it defaults to the user running the process."""
 
     def __init__(self, chat: "Conversation", number: int) -> None:
         self._chat = chat
