@@ -15,7 +15,7 @@ fn v(decision: &'static str, reasons: &[&str]) -> Verdict {
 fn the_tool_check_decides_the_four_cases_at_every_length() {
     let record = ours::shop_record().unwrap();
     let body = record.body();
-    let key = ours::key();
+    let key = ours::key(&record);
     let base = ours::base_history(body, &key, 1000);
     assert_eq!(base.entries().len(), 1000);
     for n in LENGTHS {
