@@ -123,8 +123,10 @@ impl Project {
 
     /// The file loaded from `path`, when the project reads it.
     pub(crate) fn file(&self, path: &Path) -> Option<SourceFile> {
+        // The project's queries load its files: ask for them first.
+        let files = self.files();
         let file = self.db.loaded(path)?;
-        self.files().contains(&file).then_some(file)
+        files.contains(&file).then_some(file)
     }
 
     /// The path of a span's file.
