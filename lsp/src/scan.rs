@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use stalwart_ide::{MAX_ANALYSED_BYTES, is_agent_file};
+use stalwart_ide::{LoadProblem, MAX_ANALYSED_BYTES, Text, is_agent_file};
 
 /// The most files a scan reads.
 const MAX_FILES: usize = 20_000;
@@ -23,7 +23,7 @@ const SKIPPED: &[&str] = &[
 const EXTENSIONS: &[&str] = &["co", "csv", "yaml", "yml", "json", "py"];
 
 /// The files under the roots with their texts, and the agent descriptions.
-pub fn scan(roots: &[PathBuf]) -> (Vec<(PathBuf, Option<String>)>, Vec<PathBuf>) {
+pub fn scan(roots: &[PathBuf]) -> (Vec<(PathBuf, Result<Text, LoadProblem>)>, Vec<PathBuf>) {
     let mut files = Vec::new();
     for root in roots {
         walk(root, 0, &mut files);
@@ -73,11 +73,17 @@ fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// A file's text, when it is text and not too large to analyse.
-pub fn read_text(path: &Path) -> Option<String> {
-    let meta = std::fs::metadata(path).ok()?;
-    if meta.len() as usize > MAX_ANALYSED_BYTES {
-        return None;
+/// A file's text, or why it is not readable text (a file too large to analyse is one).
+pub fn read_text(path: &Path) -> Result<Text, LoadProblem> {
+    let meta = std::fs::metadata(path).map_err(|_| LoadProblem::Missing)?;
+    if meta.is_dir() {
+        return Err(LoadProblem::Directory);
     }
-    String::from_utf8(std::fs::read(path).ok()?).ok()
+    if meta.len() as usize > MAX_ANALYSED_BYTES {
+        return Err(LoadProblem::Other(format!(
+            "the file is larger than {} MB, more than the editor analyses",
+            MAX_ANALYSED_BYTES / (1024 * 1024)
+        )));
+    }
+    stalwart_ide::read_disk(path)
 }

@@ -24,7 +24,7 @@ use lsp_types::{
     DidChangeTextDocumentParams, DidChangeWatchedFilesParams, DidCloseTextDocumentParams,
     DidOpenTextDocumentParams, DidSaveTextDocumentParams, FileChangeType, PublishDiagnosticsParams,
 };
-use stalwart_ide::{AnalysisHost, FileDiagnostic, ProofCache, ProofOutcome};
+use stalwart_ide::{AnalysisHost, FileDiagnostic, LoadProblem, ProofCache, ProofOutcome, Text};
 
 use crate::encoding::{Encoding, LineIndex};
 
@@ -32,11 +32,11 @@ use crate::encoding::{Encoding, LineIndex};
 pub(crate) enum Task {
     /// The workspace's files read at start, and the agent descriptions among them.
     Scanned {
-        files: Vec<(PathBuf, Option<String>)>,
+        files: Vec<(PathBuf, Result<Text, LoadProblem>)>,
         agents: Vec<PathBuf>,
     },
     /// Files read from the disk (`None`: gone).
-    DiskRead(Vec<(PathBuf, Option<String>)>),
+    DiskRead(Vec<(PathBuf, Result<Text, LoadProblem>)>),
     Diagnostics {
         revision: u64,
         result: Option<BTreeMap<PathBuf, Vec<FileDiagnostic>>>,
@@ -406,9 +406,13 @@ impl Server {
                 {
                     if let Some(text) = self.host.text(&path) {
                         // What was saved is the buffer: the disk holds it now.
-                        self.host
-                            .loader()
-                            .set_disk(&path, Some(text.as_ref().clone()));
+                        self.host.loader().set_disk(
+                            &path,
+                            Ok(Text {
+                                text: text.as_ref().clone(),
+                                had_bom: false,
+                            }),
+                        );
                     }
                     for agent in self.host.agents_reading(&path) {
                         self.start_proof(agent);
@@ -427,7 +431,7 @@ impl Server {
                             continue;
                         }
                         if change.typ == FileChangeType::DELETED {
-                            gone.push((path, None));
+                            gone.push((path, Err(LoadProblem::Missing)));
                         } else {
                             read.push(path);
                         }

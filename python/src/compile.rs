@@ -15,9 +15,9 @@ use pyo3::exceptions::{PyFileNotFoundError, PyValueError};
 use pyo3::prelude::*;
 use stalwart_analyzer::rule_by_id;
 use stalwart_diagnostics::{Diagnostic, Files};
-use stalwart_driver::database::normalize;
+use stalwart_driver::database::{LoadProblem, normalize};
 use stalwart_driver::verify::{VerifyOptions, verify_agent};
-use stalwart_driver::{CompileOptions, CompileOutcome, DiskLoader, FileLoader};
+use stalwart_driver::{CompileOptions, CompileOutcome, DiskLoader, FileLoader, Text};
 use stalwart_record::Record;
 
 use crate::convert::to_py;
@@ -31,11 +31,18 @@ struct Overlay {
 }
 
 impl FileLoader for Overlay {
-    fn read(&self, path: &Path) -> Option<String> {
+    fn read(&self, path: &Path) -> Result<Text, LoadProblem> {
         if normalize(path) == self.path {
-            return Some(self.text.clone());
+            return Ok(Text {
+                text: self.text.clone(),
+                had_bom: false,
+            });
         }
         DiskLoader.read(path)
+    }
+
+    fn read_lossy(&self, path: &Path) -> Option<String> {
+        DiskLoader.read_lossy(path)
     }
 
     fn list_tree(&self, path: &Path) -> Option<Vec<String>> {

@@ -196,13 +196,13 @@ def test_a_damaged_key_means_the_runtime_cannot_answer(shop: Path, monkeypatch: 
 def test_a_record_of_another_format_version_is_refused_naming_both(shop: Path) -> None:
     folder = Path(compile_agent("agent.yaml", "out"))
     data = bytearray((folder / "record.bin").read_bytes())
-    data[8:12] = (2).to_bytes(4, "little")
+    data[8:12] = (9).to_bytes(4, "little")
     (folder / "record.bin").write_bytes(bytes(data))
     with pytest.raises(ValueError) as raised:
         Record.open(folder)
     assert str(raised.value) == (
-        f"cannot use the record `{folder / 'record.bin'}`: unsupported record format version 2: "
-        "this runtime reads version 1; compile the record again with a matching compiler"
+        f"cannot use the record `{folder / 'record.bin'}`: unsupported record format version 9: "
+        "this runtime reads version 2; compile the record again with a matching compiler"
     )
 
 

@@ -213,7 +213,8 @@ fn a_missing_agent_yaml_exits_2() {
     let res = run(tmp.path(), &["compile", "nowhere/agent.yaml"]);
     assert_eq!(res.status.code(), Some(2));
     assert!(
-        stderr(&res).contains("cannot read `nowhere/agent.yaml`"),
+        stderr(&res)
+            .contains("error[E0001[unreadable-input]]: `nowhere/agent.yaml` does not exist"),
         "{}",
         stderr(&res)
     );

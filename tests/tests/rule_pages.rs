@@ -139,3 +139,29 @@ fn the_index_links_every_page() {
         assert!(index.contains(&row), "{}", rule.id);
     }
 }
+
+/// SARIF's `helpUri` of every rule is absolute: the published page of `docs/rules/<rule>.md`,
+/// which exists in the repository.
+#[test]
+fn sarif_help_uris_are_absolute_and_name_an_existing_page() {
+    let dir = tempfile::tempdir().unwrap();
+    stalwart_tests::copy_tree(&stalwart_tests::shop(), dir.path());
+    let out = stalwart_tests::run(dir.path(), &["verify", "agent.yaml", "--format", "sarif"]);
+    let log: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rules = log["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap();
+    assert!(rules.len() > 20);
+    for rule in rules {
+        let id = rule["id"].as_str().unwrap();
+        assert_eq!(
+            rule["helpUri"],
+            format!("https://stalwart.dev/rules/{id}.md"),
+            "{rule}"
+        );
+        assert!(
+            workspace().join(format!("docs/rules/{id}.md")).exists(),
+            "no page for {id}"
+        );
+    }
+}

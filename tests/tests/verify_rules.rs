@@ -217,3 +217,30 @@ fn an_argument_limited_by_its_schemas_enum_is_not_written_by_the_model() {
     assert_eq!(report["findings"], serde_json::json!([]));
     assert_eq!(code, Some(0));
 }
+
+/// A destination declared by argument kind (here under `overrides:`, on the fetch server's
+/// captured answer) is what QG018 reads: the model writes where the tool goes.
+#[test]
+fn a_destination_declared_under_overrides_raises_qg018() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = workspace().join("tests/corpus/catalogues");
+    std::fs::create_dir_all(dir.path().join("mcp")).unwrap();
+    std::fs::copy(
+        corpus.join("mcp/fetch.json"),
+        dir.path().join("mcp/fetch.json"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("agent.yaml"),
+        "agents:\n  desk:\n    model: \"anthropic:claude-sonnet-5-5\"\n    tools: [fetch]\n    budget: {steps: 10}\ntools:\n  - mcp: mcp/fetch.json\noverrides:\n  fetch: {argument_kinds: {url: destination}}\n",
+    )
+    .unwrap();
+    let out = run(dir.path(), &["verify", "agent.yaml", "--no-cache"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "QG018 High on fetch (agent.yaml:4)\nthe model writes the argument 'url' of 'fetch', declared as a destination\n"
+        ),
+        "{text}"
+    );
+}

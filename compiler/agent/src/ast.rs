@@ -34,6 +34,22 @@ pub struct AgentFile {
     pub steps: Vec<StepDecl>,
     pub channels: Vec<ChannelDecl>,
     pub stores: Vec<StoreDecl>,
+    /// `overrides:`: fields set for tools declared elsewhere, in file order.
+    pub overrides: Vec<OverrideDecl>,
+}
+
+/// One entry of `overrides:`: the fields agent.yaml sets for a tool its source declares (an MCP
+/// answer, a Python module, a catalogue file, or inline), without redeclaring it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OverrideDecl {
+    /// The tool the override is for, as written.
+    pub tool: Spanned<String>,
+    /// The fields, read as a declaration of that tool (only `keys` are meant).
+    pub decl: ToolDecl,
+    /// The keys the override sets, in order, each at its place in agent.yaml.
+    pub keys: Vec<Spanned<String>>,
+    /// The whole entry (name through value).
+    pub span: Span,
 }
 
 /// One entry of agent.yaml's `tools:` list.
@@ -206,6 +222,9 @@ pub struct ToolDecl {
     pub source: Option<Spanned<SourceDecl>>,
     pub retrieves_from: Option<Spanned<String>>,
     pub writes_to: Option<Spanned<String>>,
+    /// The keys agent.yaml's `overrides:` set on this tool, in the order they were applied
+    /// (empty for a tool no override names).
+    pub overridden: Vec<String>,
 }
 
 impl ToolDecl {
@@ -235,6 +254,7 @@ impl ToolDecl {
             source: None,
             retrieves_from: None,
             writes_to: None,
+            overridden: Vec::new(),
         }
     }
 }
@@ -332,6 +352,8 @@ pub enum ArgumentKind {
     Path,
     Url,
     Template,
+    /// Where the tool sends: the check lets a destination through in this argument.
+    Destination,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

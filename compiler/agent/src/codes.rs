@@ -233,6 +233,12 @@ pub const UNKNOWN_STORE: Code = Code {
     slug: "unknown-store",
 };
 
+/// An entry of `overrides:` names a tool no source declares (a help suggests the nearest name).
+pub const UNKNOWN_OVERRIDE: Code = Code {
+    id: "E0162",
+    slug: "unknown-override",
+};
+
 /// A catalogue file is neither a list of tool declarations nor a mapping with `tools:`.
 pub const BAD_CATALOGUE: Code = Code {
     id: "E0200",

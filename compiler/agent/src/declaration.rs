@@ -39,6 +39,31 @@ pub const TOOL_KEYS: &[&str] = &[
     "writes_to",
 ];
 
+/// The keys an entry of agent.yaml's `overrides:` may set: every key of a declaration but
+/// `name` (an override names the tool it is for).
+pub const OVERRIDE_KEYS: &[&str] = &[
+    "description",
+    "effects",
+    "arguments",
+    "result",
+    "sends_out",
+    "reads_outside",
+    "requires",
+    "after",
+    "not_after",
+    "at_most",
+    "undo",
+    "irreversible",
+    "idempotency",
+    "checks",
+    "spend",
+    "confidential",
+    "argument_kinds",
+    "source",
+    "retrieves_from",
+    "writes_to",
+];
+
 /// Reads a tool declaration from a mapping node. `name` is given when the source names the tool
 /// itself (a Python function's name); otherwise the mapping's `name:` is required. When both
 /// are there, the mapping's `name:` wins (a decorator may rename its function's tool).

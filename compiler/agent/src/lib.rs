@@ -12,6 +12,7 @@ mod catalogue;
 pub mod declaration;
 mod mcp;
 pub mod node;
+mod overrides;
 mod python;
 mod resolve;
 mod yaml;
@@ -19,6 +20,7 @@ mod yaml;
 use stalwart_diagnostics::{Diagnostic, FileId};
 
 pub use ast::*;
+pub use overrides::apply_overrides;
 pub use python::{module_candidates, module_path};
 
 /// A value and the diagnostics found while producing it. Parsing never fails: bad input gives

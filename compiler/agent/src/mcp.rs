@@ -1,7 +1,14 @@
 //! MCP `tools/list` answers mapped to tool declarations.
 //!
 //! Accepted shapes: the JSON-RPC response (`{"jsonrpc", "id", "result": {"tools": [...]}}`), its
-//! `result` alone (`{"tools": [...]}`), or a bare list of tools. Each MCP tool gives `name`,
+//! `result` alone (`{"tools": [...]}`), or a bare list of tools. A file may hold several answers,
+//! as a server sends them or a client saves them: a JSON-RPC batch (a list of responses), a
+//! Server-Sent Events stream as the Streamable HTTP transport frames it (`event: message` /
+//! `data: {...}` events, blank-line separated; events that are not a response, such as
+//! notifications, are skipped), or JSON lines (one answer a line). The tools of every answer are
+//! read in order, so the pages of a paginated `tools/list` (each with the `nextCursor` of the
+//! next) are read together; only a last answer that still has a `nextCursor` is a warning (more
+//! pages were not saved). Each MCP tool gives `name`,
 //! `description`, `inputSchema` (→ `arguments`) and `outputSchema` (→ `result`); its
 //! `annotations` map to the declaration:
 //!
@@ -81,9 +88,21 @@ pub const BAD_INPUT_SCHEMA: Code = Code {
 };
 
 pub(crate) fn parse_mcp(file: FileId, text: &str, path: &str) -> Parse<Vec<ToolDecl>> {
-    let parsed = yaml::to_node(file, text);
-    let mut diagnostics = parsed.diagnostics;
-    let Some(root) = parsed.value else {
+    let mut diagnostics = Vec::new();
+    let mut answers: Vec<Node> = Vec::new();
+    for document in documents(text) {
+        let parsed = yaml::to_node(file, &document);
+        diagnostics.extend(parsed.diagnostics);
+        let Some(root) = parsed.value else { continue };
+        if is_batch(&root) {
+            if let NodeKind::Seq(items) = root.kind {
+                answers.extend(items);
+            }
+        } else {
+            answers.push(root);
+        }
+    }
+    if answers.is_empty() {
         if !diagnostics.iter().any(Diagnostic::is_error) {
             diagnostics.push(
                 Diagnostic::error(BAD_ANSWER, Span::new(file, 0, 0), "the MCP answer is empty")
@@ -94,25 +113,154 @@ pub(crate) fn parse_mcp(file: FileId, text: &str, path: &str) -> Parse<Vec<ToolD
             value: Vec::new(),
             diagnostics,
         };
-    };
-    let tools = match tool_list(&root, &mut diagnostics) {
-        Some(list) => list
-            .iter()
-            .enumerate()
-            .filter_map(|(index, item)| read_tool(item, index, path, &mut diagnostics))
-            .collect(),
-        None => Vec::new(),
-    };
+    }
+    let several = answers.len() > 1;
+    let mut tools = Vec::new();
+    let mut last_cursor = None;
+    let mut index = 0usize;
+    for answer in &answers {
+        // In a stream or a batch, a message that is not a response (a notification, a request)
+        // is not an answer.
+        if several && answer.get("method").is_some() && answer.get("result").is_none() {
+            continue;
+        }
+        let Some((list, cursor)) = tool_list(answer, &mut diagnostics) else {
+            last_cursor = None;
+            continue;
+        };
+        last_cursor = cursor.map(|c| c.span);
+        for item in list {
+            tools.extend(read_tool(item, index, path, &mut diagnostics));
+            index += 1;
+        }
+    }
+    if let Some(at) = last_cursor {
+        diagnostics.push(
+            Diagnostic::warning(
+                PAGINATED,
+                at,
+                "the MCP answer is one page of several: only the tools of the pages given are read",
+            )
+            .with_label("more tools follow on the next page")
+            .with_help(
+                "save every page's answer in the file, one after another, or merge their `tools`",
+            ),
+        );
+    }
     Parse {
         value: tools,
         diagnostics,
     }
 }
 
-/// The list of tools, whichever shape the answer has.
-fn tool_list<'n>(root: &'n Node, diagnostics: &mut Vec<Diagnostic>) -> Option<&'n [Node]> {
+/// A JSON-RPC batch: a list whose first object is a response (`jsonrpc`, `result` or `error`)
+/// rather than a tool (which has a `name`).
+fn is_batch(root: &Node) -> bool {
+    let Some(first) = root
+        .items()
+        .and_then(|items| items.iter().find(|i| i.entries().is_some()))
+    else {
+        return false;
+    };
+    first.get("name").is_none()
+        && ["jsonrpc", "result", "error"]
+            .iter()
+            .any(|k| first.get(k).is_some())
+}
+
+/// The JSON documents of the file, each as a text of the file's length in which everything but
+/// that document is blanked (so every span is a span of the file): the whole text, the `data:` of
+/// each Server-Sent Event, or each line of JSON lines.
+fn documents(text: &str) -> Vec<String> {
+    if is_event_stream(text) {
+        return events(text);
+    }
+    let lines: Vec<(usize, &str)> = line_ranges(text)
+        .filter(|(_, line)| !line.trim().is_empty())
+        .collect();
+    let json_lines = lines.len() > 1
+        && lines.iter().all(|(_, line)| {
+            let line = line.trim();
+            line.starts_with('{') && line.ends_with('}')
+        });
+    if !json_lines {
+        return vec![text.to_string()];
+    }
+    lines
+        .iter()
+        .map(|(start, line)| keep(text, &[(*start, start + line.len())]))
+        .collect()
+}
+
+/// Each line with the byte offset it starts at (without its line break).
+fn line_ranges(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let mut start = 0;
+    text.split_inclusive('\n').map(move |raw| {
+        let at = start;
+        start += raw.len();
+        (at, raw.trim_end_matches(['\n', '\r']))
+    })
+}
+
+/// Whether the text is a Server-Sent Events stream: its first non-blank line is a field of one
+/// (`event:`, `data:`, `id:`, `retry:`) or a comment (`:`).
+fn is_event_stream(text: &str) -> bool {
+    let first = text
+        .trim_start_matches('\u{feff}')
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("");
+    ["event:", "data:", "id:", "retry:", ":"]
+        .iter()
+        .any(|field| first.starts_with(field))
+}
+
+/// The `data:` of each event of a stream, one document each.
+fn events(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut data: Vec<(usize, usize)> = Vec::new();
+    for (start, line) in line_ranges(text) {
+        if line.is_empty() {
+            if !data.is_empty() {
+                out.push(keep(text, &data));
+                data.clear();
+            }
+            continue;
+        }
+        if let Some(value) = line.strip_prefix("data:") {
+            let skip = 5 + usize::from(value.starts_with(' '));
+            data.push((start + skip, start + line.len()));
+        }
+    }
+    if !data.is_empty() {
+        out.push(keep(text, &data));
+    }
+    out
+}
+
+/// The text with every byte outside `ranges` (byte ranges on character boundaries) blanked to a
+/// space, line breaks kept.
+fn keep(text: &str, ranges: &[(usize, usize)]) -> String {
+    let mut bytes: Vec<u8> = text
+        .bytes()
+        .map(|b| if b == b'\n' || b == b'\r' { b } else { b' ' })
+        .collect();
+    for &(start, end) in ranges {
+        if let (Some(from), Some(to)) = (text.as_bytes().get(start..end), bytes.get_mut(start..end))
+        {
+            to.copy_from_slice(from);
+        }
+    }
+    String::from_utf8(bytes).unwrap_or_default()
+}
+
+/// The list of tools of one answer, whichever shape it has, and its `nextCursor` if it has one.
+fn tool_list<'n>(
+    root: &'n Node,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<(&'n [Node], Option<&'n Node>)> {
     if let Some(items) = root.items() {
-        return Some(items);
+        return Some((items, None));
     }
     if root.entries().is_none() {
         diagnostics.push(shape_error(
@@ -159,20 +307,9 @@ fn tool_list<'n>(root: &'n Node, diagnostics: &mut Vec<Diagnostic>) -> Option<&'
     } else {
         root
     };
-    if let Some(cursor) = holder
+    let cursor = holder
         .get("nextCursor")
-        .filter(|c| !matches!(c.kind, NodeKind::Null))
-    {
-        diagnostics.push(
-            Diagnostic::warning(
-                PAGINATED,
-                cursor.span,
-                "the MCP answer is one page of several: only its tools are read",
-            )
-            .with_label("more tools follow on the next page")
-            .with_help("merge the `tools` of every page into one answer"),
-        );
-    }
+        .filter(|c| !matches!(c.kind, NodeKind::Null));
     let Some(tools) = holder.get("tools") else {
         diagnostics.push(shape_error(
             holder,
@@ -181,7 +318,7 @@ fn tool_list<'n>(root: &'n Node, diagnostics: &mut Vec<Diagnostic>) -> Option<&'
         return None;
     };
     match tools.items() {
-        Some(items) => Some(items),
+        Some(items) => Some((items, cursor)),
         None => {
             diagnostics.push(wrong_type("", "tools", tools, "a list"));
             None
@@ -318,7 +455,7 @@ fn schema(
     }
 }
 
-fn apply_annotations(
+pub(crate) fn apply_annotations(
     ctx: &str,
     annotations: &Node,
     decl: &mut ToolDecl,

@@ -2,9 +2,9 @@
 //! hand-offs, steps and channels, tools and arguments named by declarations and facts, routes
 //! of steps, stores. Each diagnostic points at the name as written.
 //!
-//! The tools checked are agent.yaml's inline tools and the `tools` given (from catalogues, MCP
-//! answers, Python modules); an inline declaration also present in `tools` (same span) counts
-//! once.
+//! The tools checked are the `tools` given (from catalogues, MCP answers, Python modules, and
+//! inline ones, with agent.yaml's `overrides:` applied) and agent.yaml's inline tools the list
+//! lacks; an inline declaration also present in `tools` (same span) counts once, as given there.
 
 use std::collections::BTreeMap;
 
@@ -17,20 +17,20 @@ use crate::{
 };
 
 pub(crate) fn resolve_agent(agent: &AgentFile, tools: &[ToolDecl]) -> Vec<Diagnostic> {
+    let given: Vec<_> = tools
+        .iter()
+        .filter(|t| t.origin == ToolOrigin::Inline)
+        .map(|t| t.span)
+        .collect();
     let mut all: Vec<&ToolDecl> = agent
         .tools
         .iter()
         .filter_map(|e| match e {
-            ToolEntry::Inline(t) => Some(t.as_ref()),
+            ToolEntry::Inline(t) if !given.contains(&t.span) => Some(t.as_ref()),
             _ => None,
         })
         .collect();
-    let inline_spans: Vec<_> = all.iter().map(|t| t.span).collect();
-    all.extend(
-        tools
-            .iter()
-            .filter(|t| !(t.origin == ToolOrigin::Inline && inline_spans.contains(&t.span))),
-    );
+    all.extend(tools.iter());
 
     let mut cx = Cx {
         out: Vec::new(),
@@ -40,22 +40,31 @@ pub(crate) fn resolve_agent(agent: &AgentFile, tools: &[ToolDecl]) -> Vec<Diagno
         match cx.tools.get(tool.name.value.as_str()) {
             Some(first) => {
                 let first = *first;
-                cx.out.push(
-                    Diagnostic::error(
-                        codes::DUPLICATE_TOOL,
-                        tool.name.span,
-                        format!("tool `{}` is declared twice", tool.name.value),
-                    )
-                    .with_label(format!(
-                        "declared again here ({})",
-                        origin_text(&tool.origin)
+                let d = Diagnostic::error(
+                    codes::DUPLICATE_TOOL,
+                    tool.name.span,
+                    format!("tool `{}` is declared twice", tool.name.value),
+                )
+                .with_label(format!(
+                    "declared again here ({})",
+                    origin_text(&tool.origin)
+                ))
+                .with_secondary(
+                    first.name.span,
+                    format!("first declared here ({})", origin_text(&first.origin)),
+                )
+                .with_note("tool names must be unique across every source");
+                let one_inline =
+                    (tool.origin == ToolOrigin::Inline) != (first.origin == ToolOrigin::Inline);
+                let d = if one_inline {
+                    d.with_help(format!(
+                        "to set fields of `{}` that its source cannot say, write them under `overrides:` instead of declaring it again",
+                        tool.name.value
                     ))
-                    .with_secondary(
-                        first.name.span,
-                        format!("first declared here ({})", origin_text(&first.origin)),
-                    )
-                    .with_note("tool names must be unique across every source"),
-                );
+                } else {
+                    d
+                };
+                cx.out.push(d);
             }
             None => {
                 cx.tools.insert(tool.name.value.as_str(), tool);
@@ -68,6 +77,7 @@ pub(crate) fn resolve_agent(agent: &AgentFile, tools: &[ToolDecl]) -> Vec<Diagno
     }
     cx.facts(agent);
     cx.steps(agent);
+    cx.overrides(agent);
     cx.out
 }
 
@@ -387,6 +397,26 @@ impl<'a> Cx<'a> {
             if let Some(same) = &fact.same {
                 self.argument(&ctx, "same", tool, same, codes::UNKNOWN_SAME_ARGUMENT);
             }
+        }
+    }
+
+    fn overrides(&mut self, file: &AgentFile) {
+        for o in &file.overrides {
+            if self.tools.contains_key(o.tool.value.as_str()) {
+                continue;
+            }
+            let d = Diagnostic::error(
+                codes::UNKNOWN_OVERRIDE,
+                o.tool.span,
+                format!(
+                    "`overrides:` names `{}`, which no source declares",
+                    o.tool.value
+                ),
+            )
+            .with_label("unknown tool")
+            .with_note("an override sets fields of a tool declared inline or by a `python:`, `catalogue:` or `mcp:` entry");
+            let names = self.tool_names();
+            self.out.push(with_suggestion(d, &o.tool.value, names));
         }
     }
 

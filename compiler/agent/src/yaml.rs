@@ -54,10 +54,90 @@ pub(crate) fn parse_agent(file: FileId, text: &str) -> Parse<AgentFile> {
 
 /// Parses YAML or JSON text into a [`Node`]. `None` when the text is empty (only comments) or
 /// is not valid YAML (a syntax diagnostic says where).
+///
+/// JSON writes a character outside the Basic Multilingual Plane as a surrogate pair of escapes
+/// (`"\ud83c\udf1f"`, as Python's `json.dumps` does), which YAML does not read; such pairs are
+/// rewritten to YAML's `\U0001F31F` first, and every span still points into the original text.
 pub(crate) fn to_node(file: FileId, text: &str) -> Parse<Option<Node>> {
+    match surrogate_pairs(text) {
+        Some((rewritten, table)) => {
+            let len = u32::try_from(text.len()).unwrap_or(u32::MAX);
+            to_node_with(file, &rewritten, Offsets { table, len })
+        }
+        None => to_node_with(file, text, Offsets::new(text)),
+    }
+}
+
+/// The text with every escaped surrogate pair (`\uD83C\uDF1F`, outside a single-quoted
+/// string, not itself escaped) written as one `\UXXXXXXXX` escape, and the byte offset in `text`
+/// of every character of the rewritten text (and the text's length last); `None` when there is
+/// no such pair.
+fn surrogate_pairs(text: &str) -> Option<(String, Vec<u32>)> {
+    let lower = text.to_ascii_lowercase();
+    if !(lower.contains("\\ud8")
+        || lower.contains("\\ud9")
+        || lower.contains("\\uda")
+        || lower.contains("\\udb"))
+    {
+        return None;
+    }
+    let bytes = text.as_bytes();
+    let hex = |at: usize| -> Option<u32> {
+        let digits = text.get(at..at + 4)?;
+        u32::from_str_radix(digits, 16).ok()
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut table = Vec::with_capacity(text.len() + 1);
+    let mut changed = false;
+    let mut backslashes = 0usize;
+    let mut i = 0usize;
+    let to_u32 = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    while i < text.len() {
+        let pair = if bytes.get(i) == Some(&b'\\') && backslashes.is_multiple_of(2) {
+            match (
+                bytes.get(i + 1),
+                hex(i + 2),
+                bytes.get(i + 6),
+                bytes.get(i + 7),
+                hex(i + 8),
+            ) {
+                (Some(b'u'), Some(high), Some(b'\\'), Some(b'u'), Some(low))
+                    if (0xD800..0xDC00).contains(&high) && (0xDC00..0xE000).contains(&low) =>
+                {
+                    Some(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
+                }
+                _ => None,
+            }
+        } else {
+            None
+        };
+        if let Some(code) = pair {
+            let escape = format!("\\U{code:08X}");
+            for k in 0..escape.len() {
+                table.push(to_u32(i + k.min(11)));
+            }
+            out.push_str(&escape);
+            i += 12;
+            backslashes = 0;
+            changed = true;
+            continue;
+        }
+        let Some(c) = text.get(i..).and_then(|rest| rest.chars().next()) else {
+            break;
+        };
+        backslashes = if c == '\\' { backslashes + 1 } else { 0 };
+        table.push(to_u32(i));
+        out.push(c);
+        i += c.len_utf8();
+    }
+    table.push(to_u32(text.len()));
+    changed.then_some((out, table))
+}
+
+fn to_node_with(file: FileId, text: &str, offsets: Offsets) -> Parse<Option<Node>> {
     let mut builder = Builder {
         file,
-        offsets: Offsets::new(text),
+        offsets,
         stack: Vec::new(),
         root: None,
         skip: 0,
@@ -186,6 +266,8 @@ impl Offsets {
 
     fn byte(&self, marker: &Marker) -> u32 {
         let index = marker.index();
+        // INVARIANT: a table built by `surrogate_pairs` has an entry per character of the text
+        // the parser reads; `new` builds one only for text that is not ASCII.
         if self.table.is_empty() {
             return u32::try_from(index).unwrap_or(u32::MAX).min(self.len);
         }

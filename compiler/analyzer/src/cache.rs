@@ -7,9 +7,14 @@ use std::path::{Path, PathBuf};
 use crate::{ENGINES, Proof, ProofInput};
 
 /// The cache key of a proof's input: BLAKE3, hex.
+/// Changed whenever `Proof` gains or changes a field.
+const PROOF_LAYOUT: &str = "proof-layout-2 (governs, not_governed)";
+
 pub fn key(input: &ProofInput<'_>) -> String {
     let mut h = blake3::Hasher::new();
     h.update(env!("CARGO_PKG_VERSION").as_bytes());
+    // The proof's own layout: a proof stored by an earlier layout is never read as this one.
+    h.update(PROOF_LAYOUT.as_bytes());
     h.update(stalwart_graph::to_json_string(input.graph).as_bytes());
     h.update(format!("{:?}", input.body.tools).as_bytes());
     h.update(format!("{:?}", input.body.agents).as_bytes());

@@ -238,6 +238,7 @@ fn kind_name(k: rec::ArgumentKind) -> &'static str {
         rec::ArgumentKind::Path => "a path",
         rec::ArgumentKind::Url => "a URL",
         rec::ArgumentKind::Template => "a template",
+        rec::ArgumentKind::Destination => "a destination",
     }
 }
 

@@ -65,6 +65,12 @@ pub struct Verdict {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Proof {
     pub rulebook: Option<String>,
+    /// The catalogue's tools the rulebook governs, and those it does not (the check's other
+    /// steps decide them: QG004's permissive default), by name.
+    #[serde(default)]
+    pub governs: Vec<String>,
+    #[serde(default)]
+    pub not_governed: Vec<String>,
     pub lints: Vec<Lint>,
     pub code: CodeReport,
     pub findings: Vec<Finding>,
@@ -186,8 +192,12 @@ pub fn prove_with(input: &ProofInput<'_>, engines: &[&dyn Engine]) -> Proof {
         .filter(|t| t.sends_out)
         .map(|t| t.name.clone())
         .collect();
+    let (governed, not_governed): (Vec<_>, Vec<_>) =
+        input.body.tools.iter().partition(|t| t.gate.governed);
     Proof {
         rulebook: input.rulebook.clone(),
+        governs: governed.iter().map(|t| t.name.clone()).collect(),
+        not_governed: not_governed.iter().map(|t| t.name.clone()).collect(),
         lints: lints::lint(&catalogue, input.graph),
         code: code::check_python(&input.python, &sends_out),
         findings: hunt.findings,

@@ -50,6 +50,12 @@ pub fn text(proof: &Proof, argument: &str) -> String {
                 "Compiled the rulebook {}: the tool check enforces the rules verified here.",
                 r.trim_start_matches("./")
             );
+            if proof.governs.is_empty() {
+                out.push_str(
+                    "It governs no tool of the catalogue: the check's other steps decide every \
+                     call (QG004's permissive default).\n",
+                );
+            }
         }
         None => out.push_str("No rulebook: the tool check decides by the catalogue alone.\n"),
     }
@@ -219,6 +225,8 @@ pub fn json(proof: &Proof) -> Value {
         "turns": proof.turns,
         "engines": ENGINES,
         "rulebook": proof.rulebook,
+        "governs": proof.governs,
+        "not_governed": proof.not_governed,
         "lints": proof.lints,
         "code": proof.code,
         "findings": proof.findings.iter().map(|f| {
@@ -257,6 +265,11 @@ fn location(file: &str, line: u32, message: Option<&str>) -> Value {
     loc
 }
 
+/// Where the rule pages (`docs/rules/<rule>.md` in the repository) are published: the site that
+/// serves `docs/` (the published JSON Schemas' `$id`s name the same site). SARIF wants `helpUri`
+/// absolute, so a code-scanning viewer can open the page.
+pub const RULE_PAGES: &str = "https://stalwart.dev/rules/";
+
 /// The SARIF 2.1.0 log: every rule with its `security-severity`, every finding as a result, and
 /// one code flow (one thread flow) per witness.
 pub fn sarif(proof: &Proof) -> Value {
@@ -267,7 +280,7 @@ pub fn sarif(proof: &Proof) -> Value {
                 "id": r.id,
                 "name": r.title.replace(' ', ""),
                 "shortDescription": {"text": r.title},
-                "helpUri": format!("docs/rules/{}.md", r.id),
+                "helpUri": format!("{RULE_PAGES}{}.md", r.id),
                 "properties": {
                     "security-severity": format!("{:.1}", r.security_severity),
                     "tags": r.owasp,
@@ -343,6 +356,8 @@ mod tests {
             .collect();
         Proof {
             rulebook: None,
+            governs: Vec::new(),
+            not_governed: Vec::new(),
             lints: Vec::new(),
             code: CodeReport {
                 files: 0,

@@ -38,7 +38,7 @@ struct Cli {
 enum Command {
     /// Compile an agent: its catalogue, its rulebook, into a record folder.
     Compile {
-        /// The agent description.
+        /// The agent description (agent.yaml).
         agent: PathBuf,
         /// The output folder (default: `.stalwart/record` beside agent.yaml).
         #[arg(short, long)]
@@ -62,7 +62,9 @@ enum Command {
     },
     /// Lint, compile and prove an agent; print the report; exit 1 when the gate fails.
     Verify {
+        /// The agent description (agent.yaml).
         agent: PathBuf,
+        /// How to print the report: text for a person, JSON or SARIF 2.1.0 for tools.
         #[arg(long, value_enum, default_value_t = verify::ReportFormat::Text)]
         format: verify::ReportFormat,
         /// Steps of a run the proof searches.
@@ -80,11 +82,15 @@ enum Command {
     },
     /// The agent graph, findings and witness paths highlighted.
     Graph {
+        /// The agent description (agent.yaml).
         agent: PathBuf,
+        /// How to print the graph: dot (Graphviz), JSON (qls-graph/1) or SVG.
         #[arg(long, value_enum, default_value_t = verify::GraphFormat::Dot)]
         format: verify::GraphFormat,
+        /// Steps of a run the proof searches for the witness paths it highlights.
         #[arg(long)]
         depth: Option<u32>,
+        /// Turns of the conversation the proof searches.
         #[arg(long)]
         turns: Option<u32>,
     },
@@ -117,7 +123,7 @@ enum Command {
         /// The call's number in the history (calls count from 1).
         #[arg(long)]
         step: u32,
-        /// ran | failed | outcome_unknown | compensated
+        /// What became of the call: ran, failed, outcome_unknown or compensated.
         #[arg(long)]
         outcome: String,
         /// What the call returned: JSON (`null` included), `@FILE` or `-` for standard input.
@@ -222,17 +228,24 @@ pub enum FailOn {
 enum RulesCommand {
     /// Compile a rulebook into a record folder.
     Compile {
-        rulebook: PathBuf,
-        /// The output folder (default: `.stalwart/rules` beside the rulebook).
+        /// The rulebook: a file, several files (one rulebook, in the order given), or a folder
+        /// (every `*.co`, `*.csv` and `*.rules.yaml` under it).
+        #[arg(required = true)]
+        rulebook: Vec<PathBuf>,
+        /// The output folder (default: `.stalwart/rules` beside the first file, or inside the
+        /// folder).
         #[arg(short, long)]
         out: Option<PathBuf>,
+        /// How to print diagnostics.
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
     },
     /// Print what rulebooks define: intents and their examples, bot messages, flows, imports.
     Inspect {
+        /// The rulebook files to read.
         #[arg(required = true)]
         files: Vec<PathBuf>,
+        /// How to print the facts: text for a person, JSON for tools.
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
         /// The dialect, when neither a sibling config.yml nor the file's content should decide.
@@ -402,16 +415,25 @@ fn compile(agent: PathBuf, out: Option<PathBuf>, format: Format) -> u8 {
     }
 }
 
-fn compile_rules(rulebook: PathBuf, out: Option<PathBuf>, format: Format) -> u8 {
+fn compile_rules(rulebooks: Vec<PathBuf>, out: Option<PathBuf>, format: Format) -> u8 {
+    let first = rulebooks.first().cloned().unwrap_or_default();
     let out = out.unwrap_or_else(|| {
-        rulebook
-            .parent()
-            .unwrap_or(std::path::Path::new("."))
-            .join(".stalwart")
-            .join("rules")
+        let base = if first.is_dir() {
+            first.clone()
+        } else {
+            first
+                .parent()
+                .unwrap_or(std::path::Path::new("."))
+                .to_path_buf()
+        };
+        base.join(".stalwart").join("rules")
     });
-    let outcome =
-        stalwart_driver::compile_rules(Arc::new(DiskLoader), std::slice::from_ref(&rulebook), &out);
+    let rulebook = rulebooks
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let outcome = stalwart_driver::compile_rules(Arc::new(DiskLoader), &rulebooks, &out);
     if let Some(message) = &outcome.fatal {
         render::fatal(message);
         return 2;
@@ -424,7 +446,7 @@ fn compile_rules(rulebook: PathBuf, out: Option<PathBuf>, format: Format) -> u8 
                     written.body.tools.iter().map(|t| t.name.as_str()).collect();
                 outln!(
                     "Compiled the rulebook {} into {} (record.bin: {} bytes); it governs {}",
-                    rulebook.display(),
+                    rulebook,
                     written.dir.display(),
                     written.record_bytes,
                     if governed.is_empty() {
@@ -438,10 +460,7 @@ fn compile_rules(rulebook: PathBuf, out: Option<PathBuf>, format: Format) -> u8 
         }
         _ => {
             if format == Format::Text {
-                eprintln!(
-                    "error: could not compile `{}`; nothing was written",
-                    rulebook.display()
-                );
+                eprintln!("error: could not compile `{rulebook}`; nothing was written");
             }
             2
         }
@@ -487,4 +506,31 @@ fn inspect(files: Vec<PathBuf>, format: Format, colang: Option<Colang>) -> u8 {
         }
     }
     if failed { 2 } else { 0 }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// Every argument of every subcommand says what it is in `--help`.
+    #[test]
+    fn every_flag_of_every_subcommand_has_a_help_line() {
+        fn walk(command: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            for arg in command.get_arguments() {
+                let id = arg.get_id().as_str();
+                if matches!(id, "help" | "version") {
+                    continue;
+                }
+                if arg.get_help().is_none() && arg.get_long_help().is_none() {
+                    missing.push(format!("{path} {id}"));
+                }
+            }
+            for sub in command.get_subcommands() {
+                walk(sub, &format!("{path} {}", sub.get_name()), missing);
+            }
+        }
+        let mut missing = Vec::new();
+        walk(&super::Cli::command(), "stalwart", &mut missing);
+        assert!(missing.is_empty(), "no help line: {missing:?}");
+    }
 }

@@ -6,7 +6,93 @@
 //! the file that refers to it, and whoever owns the concrete database (the driver, the language
 //! server) finds and loads it.
 
-use stalwart_diagnostics::FileId;
+use stalwart_diagnostics::{Code, FileId};
+
+/// Why a file named somewhere could not be read as text. The owner of the database finds out (it
+/// does the IO); queries ask [`Db::load_problem`] to say it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoadProblem {
+    /// Nothing is at that path.
+    Missing,
+    /// The path is a folder.
+    Directory,
+    /// The file holds a NUL byte (at `offset`): it is not text.
+    Binary { offset: usize },
+    /// The file is not UTF-8: the byte `byte` at `offset` (1-based `line` and `column`, columns
+    /// counted in characters) starts no character.
+    NotUtf8 {
+        offset: usize,
+        byte: u8,
+        line: usize,
+        column: usize,
+    },
+    /// Another error of the system (permissions, …), as it said it.
+    Other(String),
+}
+
+/// The input is a folder where a file is expected.
+pub const INPUT_IS_A_DIRECTORY: Code = Code {
+    id: "E0004",
+    slug: "input-is-a-directory",
+};
+/// The input holds a NUL byte: a binary file, not text.
+pub const BINARY_INPUT: Code = Code {
+    id: "E0005",
+    slug: "binary-input",
+};
+/// The input is not UTF-8 text.
+pub const NOT_UTF8: Code = Code {
+    id: "E0006",
+    slug: "not-utf8",
+};
+/// Warning: the input starts with a byte-order mark; it is read without it.
+pub const BYTE_ORDER_MARK: Code = Code {
+    id: "W0007",
+    slug: "byte-order-mark",
+};
+
+impl LoadProblem {
+    /// What is wrong with `name`, as a diagnostic's message (lowercase, no final period).
+    pub fn message(&self, name: &str) -> String {
+        match self {
+            LoadProblem::Missing => format!("`{name}` does not exist"),
+            LoadProblem::Directory => format!("`{name}` is a folder, not a file"),
+            LoadProblem::Binary { offset } => {
+                format!("`{name}` is a binary file, not text: byte {offset} is a NUL byte")
+            }
+            LoadProblem::NotUtf8 {
+                byte, line, column, ..
+            } => format!(
+                "`{name}` is not UTF-8 text: byte `0x{byte:02X}` at line {line}, column {column} starts no character"
+            ),
+            LoadProblem::Other(why) => format!("`{name}` cannot be read: {why}"),
+        }
+    }
+
+    /// The code of the problem; `None` for a missing file, which each caller names in its own
+    /// words (a missing module, a missing rulebook).
+    pub fn code(&self) -> Option<Code> {
+        match self {
+            LoadProblem::Missing | LoadProblem::Other(_) => None,
+            LoadProblem::Directory => Some(INPUT_IS_A_DIRECTORY),
+            LoadProblem::Binary { .. } => Some(BINARY_INPUT),
+            LoadProblem::NotUtf8 { .. } => Some(NOT_UTF8),
+        }
+    }
+
+    /// What to do about it.
+    pub fn help(&self) -> &'static str {
+        match self {
+            LoadProblem::Missing => "check the path: it is relative to the file that names it",
+            LoadProblem::Directory => "name a file inside it",
+            LoadProblem::Binary { .. } => {
+                "name the text file (JSON, YAML, Python or Colang) instead"
+            }
+            LoadProblem::NotUtf8 { .. } => "save the file as UTF-8",
+            LoadProblem::Other(_) => "check that the file can be read",
+        }
+    }
+}
 
 /// One source file: agent.yaml, a catalogue, a Python module, a rulebook.
 ///
@@ -38,6 +124,17 @@ pub trait Db: salsa::Database {
     /// relative to that folder (`/`-separated, sorted; folders whose name starts with `.` are
     /// left out); `None` when `relative` is not a folder.
     fn list_tree(&self, from: SourceFile, relative: &str) -> Option<Vec<String>>;
+
+    /// Why [`Db::resolve`] found no file at `relative` (written inside `from`); `None` when it
+    /// did, or when the owner cannot tell.
+    fn load_problem(&self, _from: SourceFile, _relative: &str) -> Option<LoadProblem> {
+        None
+    }
+
+    /// Whether the file's text started with a byte-order mark (removed before it was stored).
+    fn had_bom(&self, _file: SourceFile) -> bool {
+        false
+    }
 }
 
 /// Where each line of a file starts (byte offsets; the first is 0), worked out once per text so

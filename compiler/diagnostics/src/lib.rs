@@ -102,6 +102,11 @@ impl Diagnostic {
         Self::new(code, Severity::Warning, span, message)
     }
 
+    /// A note: something the reader should know that needs no change.
+    pub fn note(code: Code, span: Span, message: impl Into<String>) -> Self {
+        Self::new(code, Severity::Note, span, message)
+    }
+
     fn new(code: Code, severity: Severity, span: Span, message: impl Into<String>) -> Self {
         Self {
             code,

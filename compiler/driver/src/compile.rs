@@ -81,13 +81,16 @@ pub fn compile_agent(
     agent_yaml: &Path,
     options: &CompileOptions,
 ) -> CompileOutcome {
-    let Some((db, file)) = Database::open(loader, agent_yaml) else {
-        return CompileOutcome {
-            diagnostics: Vec::new(),
-            files: Files::new(),
-            written: None,
-            fatal: Some(format!("cannot read `{}`", agent_yaml.display())),
-        };
+    let (db, file) = match Database::open(loader, agent_yaml) {
+        Ok(opened) => opened,
+        Err(unreadable) => {
+            return CompileOutcome {
+                diagnostics: vec![unreadable.diagnostic],
+                files: unreadable.files,
+                written: None,
+                fatal: None,
+            };
+        }
     };
     let mut diagnostics = agent_diagnostics(&db, file);
     if diagnostics.iter().any(Diagnostic::is_error) {
@@ -104,7 +107,21 @@ pub fn compile_agent(
         .unwrap_or_else(|| default_out_dir(agent_yaml));
     let lowered = stalwart_lower::lower_agent_file(&db, file);
     let graph = crate::graph::graph_json(&db, file);
-    let written = write_record(&db, file, &lowered.body, Some(graph.as_str()), &out);
+    let overrides: std::collections::BTreeMap<String, Vec<String>> =
+        stalwart_sema::agent_catalogue(&db, file)
+            .tools
+            .iter()
+            .filter(|t| !t.overridden.is_empty())
+            .map(|t| (t.name.value.clone(), t.overridden.clone()))
+            .collect();
+    let written = write_record(
+        &db,
+        file,
+        &lowered.body,
+        Some(graph.as_str()),
+        &out,
+        &overrides,
+    );
     match written {
         Ok(w) => CompileOutcome {
             diagnostics,
@@ -144,9 +161,10 @@ fn write_record(
     body: &RecordBody,
     graph: Option<&str>,
     out: &Path,
+    overrides: &std::collections::BTreeMap<String, Vec<String>>,
 ) -> Result<Written, Box<Diagnostic>> {
     let at = Span::new(file.id(db), 0, 0);
-    write_record_folder(body, graph, out).map_err(|e| {
+    write_folder(body, graph, out, overrides).map_err(|e| {
         let code = if e.starts_with("cannot encode") {
             ENCODE_FAILED
         } else {
@@ -167,10 +185,31 @@ pub fn write_record_folder(
     graph: Option<&str>,
     out: &Path,
 ) -> Result<Written, String> {
+    write_folder(body, graph, out, &Default::default())
+}
+
+/// The same, with the keys agent.yaml's `overrides:` set on each tool, which the manifest lists.
+fn write_folder(
+    body: &RecordBody,
+    graph: Option<&str>,
+    out: &Path,
+    overrides: &std::collections::BTreeMap<String, Vec<String>>,
+) -> Result<Written, String> {
     let bytes = stalwart_record::encode(body, COMPILER_VERSION)
         .map_err(|e| format!("cannot encode the record: {e}"))?;
     let digest = blake3::hash(&bytes).to_hex().to_string();
-    let manifest = manifest(body, bytes.len(), &digest);
+    let mut manifest = manifest(body, bytes.len(), &digest);
+    if let Some(tools) = manifest.get_mut("tools").and_then(|t| t.as_array_mut()) {
+        for tool in tools {
+            let keys = tool
+                .get("name")
+                .and_then(|n| n.as_str())
+                .and_then(|n| overrides.get(n));
+            if let (Some(keys), Some(map)) = (keys, tool.as_object_mut()) {
+                map.insert("overrides".to_string(), json!(keys));
+            }
+        }
+    }
     let manifest_text = format!(
         "{}\n",
         serde_json::to_string_pretty(&manifest).unwrap_or_default()

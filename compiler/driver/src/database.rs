@@ -9,13 +9,29 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use salsa::Setter;
+pub use stalwart_db::LoadProblem;
 use stalwart_db::{Db, SourceFile};
-use stalwart_diagnostics::{FileId, Files};
+use stalwart_diagnostics::{Diagnostic, FileId, Files, Span};
+
+/// A file read as text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Text {
+    /// The text, without a leading byte-order mark.
+    pub text: String,
+    /// The file started with a UTF-8 byte-order mark (removed from `text`).
+    pub had_bom: bool,
+}
 
 /// Where file texts come from.
 pub trait FileLoader: Send + Sync {
-    /// The file's text; `None` when it does not exist or is not readable text.
-    fn read(&self, path: &Path) -> Option<String>;
+    /// The file's text, or why it is not readable text.
+    fn read(&self, path: &Path) -> Result<Text, LoadProblem>;
+    /// The file's bytes as text with every byte that is not UTF-8 replaced, for showing where a
+    /// file that is not UTF-8 goes wrong; `None` when it cannot be read at all.
+    fn read_lossy(&self, path: &Path) -> Option<String> {
+        let _ = path;
+        None
+    }
     /// Every file under a folder, at any depth, as `/`-separated paths relative to it, sorted
     /// (folders whose name starts with `.` are left out); `None` when it is not a folder.
     fn list_tree(&self, path: &Path) -> Option<Vec<String>>;
@@ -26,9 +42,22 @@ pub trait FileLoader: Send + Sync {
 pub struct DiskLoader;
 
 impl FileLoader for DiskLoader {
-    fn read(&self, path: &Path) -> Option<String> {
-        let bytes = std::fs::read(path).ok()?;
-        String::from_utf8(bytes).ok()
+    fn read(&self, path: &Path) -> Result<Text, LoadProblem> {
+        if path.is_dir() {
+            return Err(LoadProblem::Directory);
+        }
+        let bytes = std::fs::read(path).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => LoadProblem::Missing,
+            std::io::ErrorKind::IsADirectory => LoadProblem::Directory,
+            _ => LoadProblem::Other(e.to_string()),
+        })?;
+        text_of(bytes)
+    }
+
+    fn read_lossy(&self, path: &Path) -> Option<String> {
+        std::fs::read(path)
+            .ok()
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
     }
 
     fn list_tree(&self, path: &Path) -> Option<Vec<String>> {
@@ -51,8 +80,13 @@ pub struct MemoryLoader {
 }
 
 impl FileLoader for MemoryLoader {
-    fn read(&self, path: &Path) -> Option<String> {
-        self.files.get(&normalize(path)).cloned()
+    fn read(&self, path: &Path) -> Result<Text, LoadProblem> {
+        let path = normalize(path);
+        match self.files.get(&path) {
+            Some(text) => text_of(text.clone().into_bytes()),
+            None if self.files.keys().any(|p| p.starts_with(&path)) => Err(LoadProblem::Directory),
+            None => Err(LoadProblem::Missing),
+        }
     }
 
     fn list_tree(&self, path: &Path) -> Option<Vec<String>> {
@@ -75,11 +109,79 @@ impl FileLoader for MemoryLoader {
     }
 }
 
+/// Bytes to text: a NUL byte makes a binary file; a leading byte-order mark is removed; anything
+/// but UTF-8 is refused with the place of the first byte that starts no character.
+pub fn text_of(bytes: Vec<u8>) -> Result<Text, LoadProblem> {
+    if let Some(offset) = bytes.iter().position(|&b| b == 0) {
+        return Err(LoadProblem::Binary { offset });
+    }
+    let (had_bom, bytes) = match bytes.strip_prefix(b"\xEF\xBB\xBF") {
+        Some(rest) => (true, rest.to_vec()),
+        None => (false, bytes),
+    };
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok(Text { text, had_bom }),
+        Err(e) => {
+            let offset = e.utf8_error().valid_up_to();
+            let bytes = e.into_bytes();
+            let before = String::from_utf8_lossy(bytes.get(..offset).unwrap_or(&[])).into_owned();
+            let line = before.matches('\n').count() + 1;
+            let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            Err(LoadProblem::NotUtf8 {
+                offset: offset + usize::from(had_bom) * 3,
+                byte: bytes.get(offset).copied().unwrap_or(0),
+                line,
+                column,
+            })
+        }
+    }
+}
+
+/// A file that could not be opened as the command's input, as a diagnostic (with the file, as
+/// far as it could be read, for rendering it).
+#[derive(Debug)]
+pub struct Unreadable {
+    pub diagnostic: Diagnostic,
+    pub files: Files,
+}
+
+/// The diagnostic for an input named on the command line that cannot be read.
+pub fn unreadable(loader: &dyn FileLoader, path: &Path, problem: &LoadProblem) -> Unreadable {
+    let name = path.to_string_lossy().replace('\\', "/");
+    let mut files = Files::new();
+    let (text, at) = match problem {
+        LoadProblem::NotUtf8 { offset, .. } => {
+            let lossy = loader.read_lossy(path).unwrap_or_default();
+            (lossy, u32::try_from(*offset).unwrap_or(0))
+        }
+        _ => (String::new(), 0),
+    };
+    files.insert(FileId(0), name.clone(), text);
+    let code = problem.code().unwrap_or(crate::compile::UNREADABLE_INPUT);
+    let span = Span::new(FileId(0), at, at);
+    let label = match problem {
+        LoadProblem::NotUtf8 { .. } => "the first byte that is not UTF-8",
+        _ => "the input",
+    };
+    let help = match problem {
+        LoadProblem::Missing => "check the path: it is relative to the current folder",
+        other => other.help(),
+    };
+    let diagnostic = Diagnostic::error(code, span, problem.message(&name))
+        .with_label(label)
+        .with_help(help);
+    Unreadable { diagnostic, files }
+}
+
 #[derive(Default)]
 struct Registry {
     by_path: BTreeMap<PathBuf, SourceFile>,
     /// id → (display name, full path), in id order.
     by_id: Vec<(String, PathBuf)>,
+    /// Why paths that were asked for could not be loaded.
+    problems: BTreeMap<PathBuf, LoadProblem>,
+    /// Files whose text started with a byte-order mark.
+    boms: Vec<FileId>,
 }
 
 /// The database the compiler's façade runs queries against.
@@ -109,6 +211,21 @@ impl Db for Database {
         let dir = base.parent().map(Path::to_path_buf).unwrap_or_default();
         self.loader.list_tree(&normalize(&dir.join(relative)))
     }
+
+    fn load_problem(&self, from: SourceFile, relative: &str) -> Option<LoadProblem> {
+        let base = self.full_path(from)?;
+        let dir = base.parent().map(Path::to_path_buf).unwrap_or_default();
+        let path = normalize(&dir.join(relative));
+        self.registry.lock().ok()?.problems.get(&path).cloned()
+    }
+
+    fn had_bom(&self, file: SourceFile) -> bool {
+        let id = file.id(self);
+        self.registry
+            .lock()
+            .map(|r| r.boms.contains(&id))
+            .unwrap_or(false)
+    }
 }
 
 impl Database {
@@ -132,12 +249,25 @@ impl Database {
     }
 
     /// A database rooted at the folder of `path` (agent.yaml's or a rulebook's), with that file
-    /// loaded; `None` when it cannot be read.
-    pub fn open(loader: Arc<dyn FileLoader>, path: &Path) -> Option<(Self, SourceFile)> {
+    /// loaded; when it cannot be read, a coded diagnostic saying why.
+    pub fn open(
+        loader: Arc<dyn FileLoader>,
+        path: &Path,
+    ) -> Result<(Self, SourceFile), Box<Unreadable>> {
         let root = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        let db = Self::new(loader, root);
-        let file = db.load(path)?;
-        Some((db, file))
+        let db = Self::new(loader.clone(), root);
+        match db.load(path) {
+            Some(file) => Ok((db, file)),
+            None => {
+                let problem = db
+                    .registry
+                    .lock()
+                    .ok()
+                    .and_then(|r| r.problems.get(&normalize(path)).cloned())
+                    .unwrap_or(LoadProblem::Missing);
+                Err(Box::new(unreadable(loader.as_ref(), path, &problem)))
+            }
+        }
     }
 
     /// Loads (once) the file at `path`; `None` when it cannot be read.
@@ -146,18 +276,38 @@ impl Database {
         if let Some(file) = self.registry.lock().ok()?.by_path.get(&path) {
             return Some(*file);
         }
-        let text = self.loader.read(&path)?;
+        let read = self.loader.read(&path);
         let mut registry = self.registry.lock().ok()?;
+        let Text { text, had_bom } = match read {
+            Ok(text) => text,
+            Err(problem) => {
+                registry.problems.insert(path, problem);
+                return None;
+            }
+        };
         if let Some(file) = registry.by_path.get(&path) {
             return Some(*file);
         }
         let id = FileId(registry.by_id.len() as u32);
+        if had_bom {
+            registry.boms.push(id);
+        }
         let name = path.to_string_lossy().replace('\\', "/");
         let relative = relative_to(&path, &self.root);
         let file = SourceFile::new(self, id, name.clone(), relative, text);
         registry.by_path.insert(path.clone(), file);
         registry.by_id.push((name, path));
         Some(file)
+    }
+
+    /// Why the file at `path` could not be loaded, if loading it was tried and failed.
+    pub fn problem_at(&self, path: &Path) -> Option<LoadProblem> {
+        self.registry
+            .lock()
+            .ok()?
+            .problems
+            .get(&normalize(path))
+            .cloned()
     }
 
     /// Replaces a loaded file's text (an edit); queries that read it re-run on next use.

@@ -18,7 +18,7 @@ pub use check::{CheckRequest, ReportRequest, run_check, run_report};
 pub use compile::{
     COMPILER_VERSION, CompileOptions, CompileOutcome, Written, compile_agent, default_out_dir,
 };
-pub use database::{Database, DiskLoader, FileLoader, MemoryLoader};
+pub use database::{Database, DiskLoader, FileLoader, MemoryLoader, Text, Unreadable};
 pub use plan::{PlanRequest, run_plan};
 pub use rules::{Inspected, compile_rules, inspect_rules};
 pub use stalwart_host::HostError;

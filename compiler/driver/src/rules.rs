@@ -11,7 +11,8 @@ use stalwart_sema::{RulebookModule, parse_rulebook};
 use stalwart_syntax::Dialect;
 
 use crate::compile::{CompileOutcome, UNREADABLE_INPUT, write_record_body};
-use crate::database::{Database, FileLoader};
+use crate::database::{Database, FileLoader, Unreadable, unreadable};
+use stalwart_db::LoadProblem;
 
 /// The facts of one rulebook file, as `stalwart rules inspect` prints them.
 #[derive(Debug)]
@@ -31,8 +32,21 @@ pub fn inspect_rules(
 ) -> Result<Vec<Inspected>, String> {
     let mut out = Vec::new();
     for path in paths {
-        let Some((db, file)) = Database::open(loader.clone(), path) else {
-            return Err(format!("cannot read `{}`", path.display()));
+        if loader.list_tree(path).is_some() {
+            out.push(inspect_folder(loader.clone(), path, forced)?);
+            continue;
+        }
+        let (db, file) = match Database::open(loader.clone(), path) {
+            Ok(opened) => opened,
+            Err(unreadable) => {
+                out.push(Inspected {
+                    file: path.clone(),
+                    facts: serde_json::Value::Null,
+                    diagnostics: vec![unreadable.diagnostic],
+                    files: unreadable.files,
+                });
+                continue;
+            }
         };
         let (facts, diagnostics) = match forced {
             Some(Dialect::V1) => {
@@ -63,53 +77,168 @@ pub fn inspect_rules(
     Ok(out)
 }
 
-/// The rulebook the paths name, loaded into `db`: one folder (a NeMo config: its `.co` and YAML
-/// files at any depth, but under `kb/`), or one or more files (with the `config.yml` or
-/// `config.yaml` beside the first, if there is one). `None` when a path cannot be read.
+/// Whether a file under a folder is a rulebook file: Colang (`*.co`), a rule sheet (`*.csv`,
+/// `*.rules.yaml`, `*.rules.yml`).
+fn is_rulebook_file(rel: &str) -> bool {
+    [".co", ".csv", ".rules.yaml", ".rules.yml"]
+        .iter()
+        .any(|ext| rel.ends_with(ext))
+}
+
+/// The rulebook the paths name, loaded into `db`: files, folders, or both. A folder is a NeMo
+/// config: its rulebook files (`*.co`, `*.csv`, `*.rules.yaml`) and its YAML files (its config) at
+/// any depth, but under `kb/`; files come with the `config.yml` or `config.yaml` beside the first,
+/// if there is one. A path that cannot be read, or a folder with nothing to read, is a coded
+/// diagnostic.
 pub fn load_rulebook<'db>(
     db: &'db Database,
     loader: &dyn FileLoader,
     paths: &[PathBuf],
-) -> Result<RulebookSet<'db>, String> {
-    if let [one] = paths
-        && let Some(listed) = loader.list_tree(one)
-    {
-        let mut files = Vec::new();
-        let mut configs = Vec::new();
+) -> Result<RulebookSet<'db>, Box<Unreadable>> {
+    let load = |path: &Path| -> Result<SourceFile, Box<Unreadable>> {
+        db.load(path).ok_or_else(|| {
+            let problem = db.problem_at(path).unwrap_or(LoadProblem::Missing);
+            Box::new(unreadable(loader, path, &problem))
+        })
+    };
+    let mut files = Vec::new();
+    let mut configs = Vec::new();
+    let mut folder = false;
+    for path in paths {
+        let Some(listed) = loader.list_tree(path) else {
+            files.push(load(path)?);
+            continue;
+        };
+        folder = true;
+        let before = files.len() + configs.len();
         for rel in listed {
             if rel.starts_with("kb/") {
                 continue;
             }
-            let path = one.join(&rel);
-            if rel.ends_with(".co") {
-                files.push(db.load(&path).ok_or_else(|| unreadable(&path))?);
+            let at = path.join(&rel);
+            if is_rulebook_file(&rel) {
+                files.push(load(&at)?);
             } else if rel.ends_with(".yml") || rel.ends_with(".yaml") {
-                configs.push(db.load(&path).ok_or_else(|| unreadable(&path))?);
+                configs.push(load(&at)?);
             }
         }
-        return Ok(RulebookSet::new(db, files, configs, true));
+        if files.len() + configs.len() == before {
+            let problem = LoadProblem::Other(
+                "the folder holds no rulebook file (`*.co`, `*.csv`, `*.rules.yaml`) and no \
+                 config (`*.yml`)"
+                    .to_string(),
+            );
+            return Err(Box::new(unreadable(loader, path, &problem)));
+        }
     }
-    let mut files = Vec::new();
-    for path in paths {
-        files.push(db.load(path).ok_or_else(|| unreadable(path))?);
+    if !folder {
+        let dir = paths
+            .first()
+            .and_then(|p| p.parent())
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        configs.extend(
+            ["config.yml", "config.yaml"]
+                .iter()
+                .map(|n| dir.join(n))
+                .find(|p| loader.read(p).is_ok())
+                .and_then(|p| db.load(&p)),
+        );
     }
-    let dir = paths
-        .first()
-        .and_then(|p| p.parent())
-        .map(Path::to_path_buf)
-        .unwrap_or_default();
-    let configs: Vec<SourceFile> = ["config.yml", "config.yaml"]
-        .iter()
-        .map(|n| dir.join(n))
-        .find(|p| loader.read(p).is_some())
-        .and_then(|p| db.load(&p))
-        .into_iter()
-        .collect();
-    Ok(RulebookSet::new(db, files, configs, false))
+    Ok(RulebookSet::new(db, files, configs, folder && paths.len() == 1))
 }
 
-fn unreadable(path: &Path) -> String {
-    format!("cannot read `{}`", path.display())
+/// The facts of a NeMo config folder as `RailsConfig.from_path` joins its files': messages by
+/// name (the first file's definition wins, as the reference's reversed join leaves it), flows
+/// and imports of every file (the files in reverse order, as the reference joins them).
+fn inspect_folder(
+    loader: Arc<dyn FileLoader>,
+    path: &Path,
+    forced: Option<Dialect>,
+) -> Result<Inspected, String> {
+    let db = Database::new(loader.clone(), path.to_path_buf());
+    let set = match load_rulebook(&db, loader.as_ref(), &[path.to_path_buf()]) {
+        Ok(set) => set,
+        Err(unreadable) => {
+            return Ok(Inspected {
+                file: path.to_path_buf(),
+                facts: serde_json::Value::Null,
+                diagnostics: vec![unreadable.diagnostic],
+                files: unreadable.files,
+            });
+        }
+    };
+    let model = stalwart_sema::model::rulebook_model(&db, set);
+    let dialect = forced.or(model.dialect).unwrap_or(Dialect::V1);
+    let mut diagnostics = model.diagnostics.clone();
+    let mut joined = serde_json::Map::new();
+    joined.insert(
+        "version".into(),
+        serde_json::Value::String(match dialect {
+            Dialect::V1 => "1.0".into(),
+            Dialect::V2 => "2.x".into(),
+        }),
+    );
+    for file in set.files(&db).iter().rev() {
+        let parsed = stalwart_sema::model::parse_rulebook_as(&db, *file, dialect);
+        let facts = match &parsed.module {
+            RulebookModule::V1(m) => stalwart_syntax::inspect_v1(m),
+            RulebookModule::V2(m) => stalwart_syntax::v2::inspect_v2(m),
+            RulebookModule::Sheet(sheet) => inspect_sheet(sheet),
+        };
+        let serde_json::Value::Object(facts) = facts else {
+            continue;
+        };
+        for (key, value) in facts {
+            match (joined.get_mut(&key), value) {
+                (_, serde_json::Value::String(_)) if key == "version" => {}
+                (Some(serde_json::Value::Object(into)), serde_json::Value::Object(more)) => {
+                    // A later (in reverse: an earlier) file's definition replaces.
+                    for (k, v) in more {
+                        into.insert(k, v);
+                    }
+                }
+                (Some(serde_json::Value::Array(into)), serde_json::Value::Array(more)) => {
+                    into.extend(more);
+                }
+                (_, value) => {
+                    joined.insert(key, value);
+                }
+            }
+        }
+    }
+    // The library modules the files import are loaded with them, as the reference loads them.
+    let imported: Vec<String> = joined
+        .get("imports")
+        .and_then(serde_json::Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|i| i.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    let library = stalwart_sema::model::library::library();
+    for path in library.v2_imports_closure(imported.iter().map(String::as_str)) {
+        let Some(flows) = library.v2_module(&path) else {
+            continue;
+        };
+        if let Some(serde_json::Value::Array(list)) = joined.get_mut("flows") {
+            for f in flows {
+                list.push(serde_json::json!({
+                    "name": f.name,
+                    "parameters": f.parameters,
+                    "library": path,
+                }));
+            }
+        }
+    }
+    stalwart_diagnostics::sort(&mut diagnostics);
+    Ok(Inspected {
+        file: path.to_path_buf(),
+        facts: serde_json::Value::Object(joined),
+        diagnostics,
+        files: db.files(),
+    })
 }
 
 /// Compiles a rulebook on its own (a file, several files, or a NeMo config folder) into a record
@@ -129,15 +258,23 @@ pub fn compile_rules(loader: Arc<dyn FileLoader>, paths: &[PathBuf], out: &Path)
     let db = Database::new(loader.clone(), root);
     let set = match load_rulebook(&db, loader.as_ref(), paths) {
         Ok(set) => set,
-        Err(message) => {
+        Err(unreadable) => {
             return CompileOutcome {
-                diagnostics: Vec::new(),
-                files: Files::new(),
+                diagnostics: vec![unreadable.diagnostic],
+                files: unreadable.files,
                 written: None,
-                fatal: Some(message),
+                fatal: None,
             };
         }
     };
+    if paths.is_empty() {
+        return CompileOutcome {
+            diagnostics: Vec::new(),
+            files: Files::new(),
+            written: None,
+            fatal: Some("no rulebook was given".to_string()),
+        };
+    }
     let (mut diagnostics, body) = rulebook_body(&db, set);
     let Some(body) = body else {
         return CompileOutcome {
@@ -182,6 +319,11 @@ pub fn compile_rules(loader: Arc<dyn FileLoader>, paths: &[PathBuf], out: &Path)
 pub fn rulebook_body(db: &Database, set: RulebookSet<'_>) -> (Vec<Diagnostic>, Option<RecordBody>) {
     let model = stalwart_sema::model::rulebook_model(db, set);
     let mut diagnostics = model.diagnostics.clone();
+    for file in set.files(db).iter().chain(set.configs(db).iter()) {
+        if stalwart_db::Db::had_bom(db, *file) {
+            diagnostics.push(stalwart_sema::agent::byte_order_mark(db, *file));
+        }
+    }
     diagnostics.extend(stalwart_sema::rulebook::check_rulebook_set(
         db,
         set,

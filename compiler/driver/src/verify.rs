@@ -81,14 +81,17 @@ pub fn verify_agent(
             };
         }
     };
-    let Some((db, file)) = Database::open(loader, agent_yaml) else {
-        return VerifyOutcome {
-            diagnostics: Vec::new(),
-            files: Files::new(),
-            fatal: Some(format!("cannot read `{}`", agent_yaml.display())),
-            graph: None,
-            proof: None,
-        };
+    let (db, file) = match Database::open(loader, agent_yaml) {
+        Ok(opened) => opened,
+        Err(unreadable) => {
+            return VerifyOutcome {
+                diagnostics: vec![unreadable.diagnostic],
+                files: unreadable.files,
+                fatal: None,
+                graph: None,
+                proof: None,
+            };
+        }
     };
     let parts = match prepare_proof(&db, file, advisories) {
         Ok(parts) => parts,
@@ -279,9 +282,16 @@ fn read_advisories(loader: &dyn FileLoader, path: Option<&Path>) -> Result<Vec<A
     let Some(path) = path else {
         return Ok(Vec::new());
     };
-    let text = loader
-        .read(path)
-        .ok_or_else(|| format!("cannot read the advisory file `{}`", path.display()))?;
-    stalwart_analyzer::rulebook::parse_advisories(&text)
+    let text = loader.read(path).map_err(|problem| match problem {
+        stalwart_db::LoadProblem::Missing => {
+            format!("cannot read the advisory file `{}`", path.display())
+        }
+        other => format!(
+            "cannot read the advisory file `{}`: {}",
+            path.display(),
+            other.message(&path.display().to_string())
+        ),
+    })?;
+    stalwart_analyzer::rulebook::parse_advisories(&text.text)
         .map_err(|e| format!("the advisory file `{}` is not valid: {e}", path.display()))
 }

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use stalwart_db::SourceFile;
 use stalwart_diagnostics::{Diagnostic, Severity, Span};
 use stalwart_driver::Database;
-use stalwart_driver::database::normalize;
+use stalwart_driver::database::{LoadProblem, Text, normalize};
 use stalwart_sema::model::RulebookSet;
 
 use crate::loader::{MAX_ANALYSED_BYTES, WorkspaceLoader};
@@ -340,14 +340,17 @@ impl AnalysisHost {
         }
     }
 
-    /// The disk's text of a file changed (`None`: it was deleted). An open buffer still wins.
-    pub fn disk_changed(&mut self, path: &Path, text: Option<String>) {
+    /// The disk's text of a file changed, or it is no longer readable text (deleted:
+    /// [`LoadProblem::Missing`]). An open buffer still wins.
+    pub fn disk_changed(&mut self, path: &Path, read: Result<Text, LoadProblem>) {
         let known = self.loader.knows(path);
-        let appeared_or_gone = text.is_none() || !known;
-        self.loader.set_disk(path, text.clone());
+        let was_text = self.loader.current(path).is_some() && !self.loader.is_open(path);
+        let text = read.as_ref().ok().map(|t| t.text.clone());
+        self.loader.set_disk(path, read);
         if self.loader.is_open(path) {
             return;
         }
+        let appeared_or_gone = text.is_none() || !known || !was_text;
         if appeared_or_gone {
             self.reopen_projects();
             if text.is_some() && is_agent_file(path) {

@@ -30,6 +30,12 @@ pub use loader::{MAX_ANALYSED_BYTES, WorkspaceLoader};
 pub use navigate::NameAt;
 pub use proof::{ProofCache, ProofOutcome, ProofRequest, run_proof};
 pub use stalwart_diagnostics::Severity;
-pub use stalwart_driver::database::normalize;
+pub use stalwart_driver::database::{LoadProblem, Text, normalize};
+
+/// A file's text as the command line reads it from the disk, or why it is not readable text.
+pub fn read_disk(path: &std::path::Path) -> Result<Text, LoadProblem> {
+    use stalwart_driver::FileLoader as _;
+    stalwart_driver::DiskLoader.read(path)
+}
 pub use stalwart_sema::model::names::NameKind;
 pub use symbols::Symbol;

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
-use stalwart_driver::database::normalize;
+use stalwart_driver::database::{LoadProblem, Text, normalize};
 use stalwart_driver::{DiskLoader, FileLoader};
 
 /// Buffers larger than this are held but not analysed: the editor must stay responsive, and no
@@ -26,8 +26,16 @@ pub struct WorkspaceLoader {
 struct State {
     /// Open buffers, by normalised path.
     buffers: HashMap<PathBuf, Arc<String>>,
-    /// Texts read from the disk (`None`: the file is missing or not text).
-    disk: HashMap<PathBuf, Option<Arc<String>>>,
+    /// Texts read from the disk, or why a file is not readable text.
+    disk: HashMap<PathBuf, Result<DiskText, LoadProblem>>,
+}
+
+/// A file's text as read from the disk.
+#[derive(Debug, Clone)]
+struct DiskText {
+    text: Arc<String>,
+    /// It started with a byte-order mark (removed from `text`).
+    had_bom: bool,
 }
 
 impl WorkspaceLoader {
@@ -40,7 +48,10 @@ impl WorkspaceLoader {
             .buffers
             .get(&path)
             .cloned()
-            .or_else(|| state.disk.get(&path).cloned().flatten())
+            .or_else(|| match state.disk.get(&path) {
+                Some(Ok(disk)) => Some(disk.text.clone()),
+                _ => None,
+            })
     }
 
     /// Whether the file is open in the editor.
@@ -66,11 +77,15 @@ impl WorkspaceLoader {
         }
     }
 
-    /// Records the disk's text of a file (read ahead, or after the watcher said it changed);
-    /// `None`: it is gone.
-    pub fn set_disk(&self, path: &Path, text: Option<String>) {
+    /// Records the disk's text of a file (read ahead, or after the watcher said it changed), or
+    /// why it is not readable text (gone: [`LoadProblem::Missing`]).
+    pub fn set_disk(&self, path: &Path, read: Result<Text, LoadProblem>) {
+        let read = read.map(|t| DiskText {
+            text: Arc::new(t.text),
+            had_bom: t.had_bom,
+        });
         if let Ok(mut state) = self.state.write() {
-            state.disk.insert(normalize(path), text.map(Arc::new));
+            state.disk.insert(normalize(path), read);
         }
     }
 
@@ -95,7 +110,7 @@ impl WorkspaceLoader {
                 state
                     .disk
                     .iter()
-                    .filter(|(_, t)| t.is_some())
+                    .filter(|(_, t)| t.is_ok())
                     .map(|(p, _)| p),
             )
             .filter(|p| p.starts_with(dir))
@@ -105,17 +120,29 @@ impl WorkspaceLoader {
 }
 
 impl FileLoader for WorkspaceLoader {
-    fn read(&self, path: &Path) -> Option<String> {
+    fn read(&self, path: &Path) -> Result<Text, LoadProblem> {
         let path = normalize(path);
-        if let Some(text) = self.current(&path) {
-            return Some(text.as_ref().clone());
+        if let Ok(state) = self.state.read() {
+            if let Some(text) = state.buffers.get(&path) {
+                return Ok(Text {
+                    text: text.as_ref().clone(),
+                    had_bom: false,
+                });
+            }
+            if let Some(read) = state.disk.get(&path) {
+                return read.clone().map(|d| Text {
+                    text: d.text.as_ref().clone(),
+                    had_bom: d.had_bom,
+                });
+            }
         }
-        if self.knows(&path) {
-            return None;
-        }
-        let text = DiskLoader.read(&path);
-        self.set_disk(&path, text.clone());
-        text
+        let read = DiskLoader.read(&path);
+        self.set_disk(&path, read.clone());
+        read
+    }
+
+    fn read_lossy(&self, path: &Path) -> Option<String> {
+        DiskLoader.read_lossy(&normalize(path))
     }
 
     fn list_tree(&self, path: &Path) -> Option<Vec<String>> {

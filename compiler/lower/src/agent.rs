@@ -121,6 +121,7 @@ impl Ctx<'_> {
             );
             self.report_partial(decl, "arguments", schema.span, &compiled.partial_keywords);
             self.report_errors(decl, "arguments", schema.span, &compiled.errors);
+            self.report_closed(decl, schema.span, &compiled.closed_objects);
             partial.extend(compiled.partial_keywords.iter().cloned());
             compiled.root
         });
@@ -242,23 +243,53 @@ impl Ctx<'_> {
         decl: &ast::ToolDecl,
         what: &str,
         span: Span,
-        keywords: &[String],
+        pointers: &[String],
     ) {
-        for keyword in keywords {
+        for pointer in pointers {
+            let keyword = pointer.rsplit('/').next().unwrap_or(pointer);
+            let keyword = keyword.replace("~1", "/").replace("~0", "~");
+            let at = if pointer.contains('/') && pointer.rfind('/') != Some(0) {
+                format!(" at `{pointer}`")
+            } else {
+                String::new()
+            };
+            let why = if keyword == "$ref" {
+                "a reference to another document or an anchor, which the tool check does not follow"
+            } else {
+                "which the tool check does not enforce"
+            };
             self.diagnostics.push(
                 Diagnostic::warning(
                     codes::SCHEMA_PARTIAL,
                     span,
                     format!(
-                        "the {what} schema of `{}` uses `{keyword}`, which the tool check does not enforce",
+                        "the {what} schema of `{}` uses `{keyword}`{at}, {why}",
                         decl.name.value
                     ),
                 )
                 .with_label("compiled without this keyword")
                 .with_note(format!(
-                    "`{}` is marked `schema_partial`: every call of it is confirmed by a person",
+                    "`{}` is marked `schema_partial`: every call of it that writes is confirmed by a person",
                     decl.name.value
                 )),
+            );
+        }
+    }
+
+    fn report_closed(&mut self, decl: &ast::ToolDecl, span: Span, pointers: &[String]) {
+        for pointer in pointers {
+            self.diagnostics.push(
+                Diagnostic::warning(
+                    codes::CLOSED_OBJECT,
+                    span,
+                    format!(
+                        "the arguments schema of `{}` declares no member of the object at `{pointer}`: a call that gives it any member is refused",
+                        decl.name.value
+                    ),
+                )
+                .with_label("an object with no `properties`")
+                .with_note("an argument the schema does not declare is refused at every level, even under `additionalProperties: true`")
+                .with_help("list its members under `properties`, or give `additionalProperties` a schema (`{}` accepts any value), in the source or under `overrides:`"),
             );
         }
     }
@@ -414,5 +445,6 @@ fn argument_kind(k: ast::ArgumentKind) -> rec::ArgumentKind {
         ast::ArgumentKind::Path => rec::ArgumentKind::Path,
         ast::ArgumentKind::Url => rec::ArgumentKind::Url,
         ast::ArgumentKind::Template => rec::ArgumentKind::Template,
+        ast::ArgumentKind::Destination => rec::ArgumentKind::Destination,
     }
 }

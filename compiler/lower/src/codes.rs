@@ -8,6 +8,14 @@ pub const SCHEMA_PARTIAL: Code = Code {
     slug: "schema-partial",
 };
 
+/// An object in a tool's argument schema that declares no member (no `properties`,
+/// `patternProperties` or `additionalProperties` schema): the check refuses every member a call
+/// gives it, since an argument nothing declares is refused at every level.
+pub const CLOSED_OBJECT: Code = Code {
+    id: "W0402",
+    slug: "closed-object",
+};
+
 /// A construct on a path of a flow that governs a tool, which the gate cannot lower (found by
 /// the rulebook model, which holds the code).
 pub use stalwart_sema::model::paths::RULEBOOK_UNSUPPORTED;

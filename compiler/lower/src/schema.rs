@@ -2,30 +2,50 @@
 //! and `result` schemas, compiled into [`SchemaNode`]s and [`Value`]s appended to the record's
 //! arenas.
 //!
-//! The compiled subset: `type` (a name or a list of names), `properties`, `required`,
-//! `additionalProperties` (a boolean or a schema), `enum`, `const`, `minimum`, `maximum`,
-//! `exclusiveMinimum`, `exclusiveMaximum` (numbers, the draft 6 and later form), `minLength`,
-//! `maxLength`, `pattern`, `items` (one schema), `minItems`, `maxItems` and `anyOf`, at any depth,
-//! plus the boolean schemas `true` and `false`. Keywords that carry no assertion are accepted and
-//! dropped: `title`, `description`, `default`, `examples`, `$schema`, `$id`, `$comment`, `$anchor`,
-//! `$defs`, `definitions`, `readOnly`, `writeOnly`, `deprecated`, the `content*` keywords, `x-`
-//! extensions and `format`, which JSON Schema 2020-12 makes an annotation unless a validator opts
-//! into the format-assertion vocabulary (so `format` is never checked). Every other keyword
-//! (`oneOf`, `allOf`, `not`, `$ref`, `patternProperties`, `if`, `uniqueItems`, `multipleOf`, a
-//! misspelt keyword, ...) is left out of the program and named in
+//! The compiled subset: `type` (a name or a list of names), `properties`, `patternProperties`,
+//! `additionalProperties` (a boolean or a schema), `propertyNames`, `required`, `enum`, `const`,
+//! `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum` (numbers, the draft 6 and later
+//! form), `minLength`, `maxLength`, `pattern`, `format` (`date-time`, `date`, `email`, `uri`,
+//! `uuid`), `items` (one schema), `minItems`, `maxItems`, `anyOf`, `allOf`, `oneOf` and a local
+//! `$ref`, at any depth, plus the boolean schemas `true` and `false`. Keywords that carry no
+//! assertion are accepted and dropped: `title`, `description`, `default`, `examples`, `$schema`,
+//! `$id`, `$comment`, `$anchor`, `$defs`, `definitions`, `readOnly`, `writeOnly`, `deprecated`, the
+//! `content*` keywords, `x-` extensions, and a `format` other than the five above (JSON Schema
+//! 2020-12 makes `format` an annotation unless a validator opts in; the check opts in for those
+//! five only). Every other keyword (`not`, `if`, `uniqueItems`, `multipleOf`, `prefixItems`, a
+//! remote or anchor `$ref`, a misspelt keyword, ...) is left out of the program and named in
 //! [`CompiledSchema::partial_keywords`] by the JSON pointer of where it stands, so the tool is
 //! marked `schema_partial`; the rest of that schema is still compiled.
+//!
+//! `$ref`: `#` and `#/<JSON pointer>` (so `#/$defs/...` and `#/definitions/...`) name a schema
+//! inside the same document; each target is compiled once, the first time a reference reaches it,
+//! and every reference to it shares its node, so a recursive schema (a tree whose children are
+//! trees) compiles to a program with a back edge, whose recursion the runtime bounds by depth. A
+//! chain of references that comes back to where it started without reaching a value (`a` is
+//! `{"$ref": "#/$defs/b"}` and `b` is `{"allOf": [{"$ref": "#/$defs/a"}]}`) could never decide
+//! anything: it is an error (`ref-cycle`) naming the chain. A reference to nothing in the document
+//! is an error (`bad-ref`).
 //!
 //! A keyword whose value has the wrong shape (`minLength: "3"`, an unknown type name, a pattern
 //! that does not compile) is an error in [`CompiledSchema::errors`], never a panic. The `false`
 //! schema compiles to a node with an empty `enum` (which nothing satisfies); the runtime reports
 //! it as rule `false`. Nodes are laid out in a fixed keyword order, parents before children, so
 //! the same schema always gives the same arena contents, whatever the order of its keys.
+//!
+//! [`CompiledSchema::closed_objects`] lists the objects below the root that declare no member at
+//! all (no `properties`, `required`, `patternProperties`, `additionalProperties` schema, `enum`
+//! or `const`, counting the schemas applied in place): in a call's arguments such an object must
+//! be empty (the tool check's rule for undeclared members, which `additionalProperties: true` does
+//! not lift), so lowering warns about them in argument schemas.
+
+use std::collections::BTreeMap;
 
 use serde_json::{Map, Value as Json};
-use stalwart_record::{Additional, SchemaIdx, SchemaNode, TypeSet, Value, ValueIdx};
+use stalwart_record::{Additional, SchemaIdx, SchemaNode, StringFormat, TypeSet, Value, ValueIdx};
 
 use crate::value::push_json;
+
+mod analysis;
 
 /// Schemas nested deeper than this are refused (the runtime's own limit is higher).
 pub const MAX_SCHEMA_DEPTH: usize = 64;
@@ -42,7 +62,6 @@ const ANNOTATIONS: &[&str] = &[
     "$anchor",
     "$defs",
     "definitions",
-    "format",
     "readOnly",
     "writeOnly",
     "deprecated",
@@ -51,7 +70,7 @@ const ANNOTATIONS: &[&str] = &[
     "contentSchema",
 ];
 
-/// Keywords compiled into the program.
+/// Keywords compiled into the program, in the order they are compiled.
 const COMPILED: &[&str] = &[
     "type",
     "enum",
@@ -63,13 +82,28 @@ const COMPILED: &[&str] = &[
     "minLength",
     "maxLength",
     "pattern",
+    "format",
     "items",
     "minItems",
     "maxItems",
     "properties",
+    "patternProperties",
     "required",
     "additionalProperties",
+    "propertyNames",
     "anyOf",
+    "allOf",
+    "oneOf",
+    "$ref",
+];
+
+/// The `format` values the check asserts, by name.
+const FORMATS: &[(&str, StringFormat)] = &[
+    ("date-time", StringFormat::DateTime),
+    ("date", StringFormat::Date),
+    ("email", StringFormat::Email),
+    ("uri", StringFormat::Uri),
+    ("uuid", StringFormat::Uuid),
 ];
 
 /// Appends compiled schemas to a record's `values` and `schema_nodes` arenas.
@@ -89,6 +123,9 @@ pub struct CompiledSchema {
     pub partial_keywords: Vec<String>,
     /// Keywords whose value is malformed; a schema with errors must not be used.
     pub errors: Vec<SchemaError>,
+    /// JSON pointers of the object schemas below the root that declare no member (see the
+    /// module's documentation), in the order they were compiled.
+    pub closed_objects: Vec<String>,
 }
 
 impl CompiledSchema {
@@ -116,10 +153,14 @@ pub enum SchemaErrorKind {
     BadKeyword,
     /// A `type` name JSON Schema does not have.
     UnknownType,
-    /// A `pattern` that does not compile.
+    /// A `pattern` (or a `patternProperties` name) that does not compile.
     BadPattern,
     /// Schemas nested deeper than [`MAX_SCHEMA_DEPTH`].
     TooDeep,
+    /// A local `$ref` that names nothing in the document.
+    BadRef,
+    /// References that come back to where they started without reaching a value.
+    RefCycle,
 }
 
 impl SchemaErrorKind {
@@ -131,6 +172,8 @@ impl SchemaErrorKind {
             SchemaErrorKind::UnknownType => "unknown-schema-type",
             SchemaErrorKind::BadPattern => "bad-schema-pattern",
             SchemaErrorKind::TooDeep => "schema-too-deep",
+            SchemaErrorKind::BadRef => "bad-ref",
+            SchemaErrorKind::RefCycle => "ref-cycle",
         }
     }
 }
@@ -143,21 +186,34 @@ impl<'a> SchemaBuilder<'a> {
 
     /// Compiles `schema`, appending its nodes and values; returns its root and what was left out.
     pub fn compile_schema(&mut self, schema: &Json) -> CompiledSchema {
+        let first = self.nodes.len();
         let mut ctx = Ctx {
+            document: schema,
             builder: self,
+            first,
+            pointers: Vec::new(),
+            value_level: Vec::new(),
+            targets: BTreeMap::new(),
             partial: Vec::new(),
             errors: Vec::new(),
         };
-        let root = ctx.schema(schema, "", 0);
+        ctx.targets.insert(String::new(), arena_index(first));
+        let root = ctx.schema(schema, "", 0, true);
+        ctx.find_ref_cycles();
+        let closed_objects = ctx.closed_objects(root);
         let property_names = match schema.get("properties") {
             Some(Json::Object(props)) => props.keys().cloned().collect(),
             _ => Vec::new(),
         };
+        let mut partial = ctx.partial;
+        let mut seen = std::collections::BTreeSet::new();
+        partial.retain(|p| seen.insert(p.clone()));
         CompiledSchema {
             root,
             property_names,
-            partial_keywords: ctx.partial,
+            partial_keywords: partial,
             errors: ctx.errors,
+            closed_objects,
         }
     }
 
@@ -188,7 +244,19 @@ pub fn escape_pointer_segment(segment: &str) -> String {
 }
 
 struct Ctx<'b, 'a> {
+    /// The whole schema, which local references point into.
+    document: &'b Json,
     builder: &'b mut SchemaBuilder<'a>,
+    /// The arena index of the first node this compile appended.
+    first: usize,
+    /// The JSON pointer of every node this compile appended, by `index - first`.
+    pointers: Vec<String>,
+    /// Whether each node this compile appended stands for a value of its own (the root and the
+    /// subschemas of `properties`, `patternProperties`, `additionalProperties`, `items`) rather
+    /// than being applied in place (`$ref` targets, `allOf`/`anyOf`/`oneOf` members).
+    value_level: Vec<bool>,
+    /// Compiled `$ref` targets by their pointer in the document (`""` is the root).
+    targets: BTreeMap<String, SchemaIdx>,
     partial: Vec<String>,
     errors: Vec<SchemaError>,
 }
@@ -202,9 +270,11 @@ impl Ctx<'_, '_> {
         });
     }
 
-    fn schema(&mut self, schema: &Json, ptr: &str, depth: usize) -> SchemaIdx {
+    fn schema(&mut self, schema: &Json, ptr: &str, depth: usize, value_level: bool) -> SchemaIdx {
         let idx = arena_index(self.builder.nodes.len());
         self.builder.nodes.push(SchemaNode::default());
+        self.pointers.push(ptr.to_owned());
+        self.value_level.push(value_level);
         let node = match schema {
             Json::Bool(true) => SchemaNode::default(),
             Json::Bool(false) => never(),
@@ -240,7 +310,7 @@ impl Ctx<'_, '_> {
         let mut node = SchemaNode::default();
         for &keyword in COMPILED {
             if let Some(value) = map.get(keyword) {
-                let at = format!("{ptr}/{keyword}");
+                let at = format!("{ptr}/{}", escape_pointer_segment(keyword));
                 self.keyword(&mut node, keyword, value, &at, depth);
             }
         }
@@ -266,13 +336,21 @@ impl Ctx<'_, '_> {
             "minLength" => node.min_length = self.count(value, at),
             "maxLength" => node.max_length = self.count(value, at),
             "pattern" => node.pattern = self.pattern(value, at),
+            "format" => node.format = self.format(value, at),
             "items" => node.items = self.items(value, at, depth),
             "minItems" => node.min_items = self.count(value, at),
             "maxItems" => node.max_items = self.count(value, at),
             "properties" => node.properties = self.properties(value, at, depth),
+            "patternProperties" => {
+                node.pattern_properties = self.pattern_properties(value, at, depth)
+            }
             "required" => node.required = self.required(value, at),
             "additionalProperties" => node.additional = self.additional(value, at, depth),
-            "anyOf" => node.any_of = self.any_of(value, at, depth),
+            "propertyNames" => node.property_names = Some(self.schema(value, at, depth + 1, true)),
+            "anyOf" => node.any_of = self.in_place_list(value, at, depth),
+            "allOf" => node.all_of = self.in_place_list(value, at, depth),
+            "oneOf" => node.one_of = self.in_place_list(value, at, depth),
+            "$ref" => node.reference = self.reference(value, at, depth),
             _ => {}
         }
     }
@@ -372,15 +450,32 @@ impl Ctx<'_, '_> {
             self.bad(at, "a regular expression", value);
             return None;
         };
+        self.regex(pattern, at).then(|| pattern.clone())
+    }
+
+    /// Whether `pattern` compiles; an error at `at` when it does not.
+    fn regex(&mut self, pattern: &str, at: &str) -> bool {
         match regex_lite::Regex::new(pattern) {
-            Ok(_) => Some(pattern.clone()),
+            Ok(_) => true,
             Err(err) => {
                 let reason = err.to_string().replace('\n', " ");
                 let message = format!("pattern `{pattern}` does not compile: {reason}");
                 self.error(at, SchemaErrorKind::BadPattern, message);
-                None
+                false
             }
         }
+    }
+
+    /// `format`: one of the five the check asserts, or an annotation.
+    fn format(&mut self, value: &Json, at: &str) -> Option<StringFormat> {
+        let Json::String(name) = value else {
+            self.bad(at, "a format name", value);
+            return None;
+        };
+        FORMATS
+            .iter()
+            .find(|(known, _)| known == name)
+            .map(|(_, format)| *format)
     }
 
     fn items(&mut self, value: &Json, at: &str, depth: usize) -> Option<SchemaIdx> {
@@ -389,7 +484,7 @@ impl Ctx<'_, '_> {
             self.partial.push(at.to_owned());
             return None;
         }
-        Some(self.schema(value, at, depth + 1))
+        Some(self.schema(value, at, depth + 1, true))
     }
 
     fn properties(&mut self, value: &Json, at: &str, depth: usize) -> Vec<(String, SchemaIdx)> {
@@ -401,9 +496,30 @@ impl Ctx<'_, '_> {
             .iter()
             .map(|(name, schema)| {
                 let prop_at = format!("{at}/{}", escape_pointer_segment(name));
-                (name.clone(), self.schema(schema, &prop_at, depth + 1))
+                (name.clone(), self.schema(schema, &prop_at, depth + 1, true))
             })
             .collect()
+    }
+
+    fn pattern_properties(
+        &mut self,
+        value: &Json,
+        at: &str,
+        depth: usize,
+    ) -> Vec<(String, SchemaIdx)> {
+        let Json::Object(props) = value else {
+            self.bad(at, "an object of schemas", value);
+            return Vec::new();
+        };
+        let mut out = Vec::with_capacity(props.len());
+        for (pattern, schema) in props {
+            let prop_at = format!("{at}/{}", escape_pointer_segment(pattern));
+            if self.regex(pattern, &prop_at) {
+                let idx = self.schema(schema, &prop_at, depth + 1, true);
+                out.push((pattern.clone(), idx));
+            }
+        }
+        out
     }
 
     fn required(&mut self, value: &Json, at: &str) -> Vec<String> {
@@ -425,22 +541,47 @@ impl Ctx<'_, '_> {
         match value {
             Json::Bool(true) => Additional::Allow,
             Json::Bool(false) => Additional::Deny,
-            schema => Additional::Schema(self.schema(schema, at, depth + 1)),
+            schema => Additional::Schema(self.schema(schema, at, depth + 1, true)),
         }
     }
 
-    fn any_of(&mut self, value: &Json, at: &str, depth: usize) -> Vec<SchemaIdx> {
+    /// `anyOf`, `allOf`, `oneOf`: a non-empty list of schemas applied to the same value.
+    fn in_place_list(&mut self, value: &Json, at: &str, depth: usize) -> Vec<SchemaIdx> {
         match value {
             Json::Array(schemas) if !schemas.is_empty() => schemas
                 .iter()
                 .enumerate()
-                .map(|(i, schema)| self.schema(schema, &format!("{at}/{i}"), depth + 1))
+                .map(|(i, schema)| self.schema(schema, &format!("{at}/{i}"), depth + 1, false))
                 .collect(),
             other => {
                 self.bad(at, "a non-empty list of schemas", other);
                 Vec::new()
             }
         }
+    }
+
+    /// A local `$ref`: the node of its target, compiled the first time it is reached.
+    fn reference(&mut self, value: &Json, at: &str, depth: usize) -> Option<SchemaIdx> {
+        let Json::String(reference) = value else {
+            self.bad(at, "a reference (`#/$defs/name`)", value);
+            return None;
+        };
+        let Some(pointer) = local_pointer(reference) else {
+            // A remote document, or an anchor: outside the subset.
+            self.partial.push(at.to_owned());
+            return None;
+        };
+        if let Some(&idx) = self.targets.get(&pointer) {
+            return Some(idx);
+        }
+        let Some(target) = self.document.pointer(&pointer) else {
+            let message = format!("`$ref` `{reference}` names nothing in the schema");
+            self.error(at, SchemaErrorKind::BadRef, message);
+            return None;
+        };
+        let idx = arena_index(self.builder.nodes.len());
+        self.targets.insert(pointer.clone(), idx);
+        Some(self.schema(target, &pointer, depth + 1, false))
     }
 
     fn bad(&mut self, at: &str, expected: &str, found: &Json) {
@@ -456,6 +597,38 @@ impl Ctx<'_, '_> {
         let message = format!("`{keyword}` takes {expected}, not {found}");
         self.error(at, SchemaErrorKind::BadKeyword, message);
     }
+}
+
+/// The JSON pointer a local reference names (`#` → `""`, `#/$defs/a%20b` → `/$defs/a b`), or
+/// `None` for a reference into another document or to an anchor.
+fn local_pointer(reference: &str) -> Option<String> {
+    let fragment = reference.strip_prefix('#')?;
+    if !(fragment.is_empty() || fragment.starts_with('/')) {
+        return None;
+    }
+    percent_decode(fragment)
+}
+
+/// Decodes `%XX` escapes (a URI fragment); `None` when an escape is malformed or the result is
+/// not UTF-8.
+fn percent_decode(text: &str) -> Option<String> {
+    if !text.contains('%') {
+        return Some(text.to_owned());
+    }
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        if b == b'%' {
+            let hex = text.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(b);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
 }
 
 /// The `false` schema: an empty `enum`, which no value satisfies.
@@ -474,5 +647,24 @@ fn json_kind(value: &Json) -> &'static str {
         Json::String(_) => "a string",
         Json::Array(_) => "a list",
         Json::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::local_pointer;
+
+    #[test]
+    fn local_references_become_pointers() {
+        assert_eq!(local_pointer("#"), Some(String::new()));
+        assert_eq!(local_pointer("#/$defs/a"), Some("/$defs/a".to_owned()));
+        assert_eq!(
+            local_pointer("#/$defs/a%20b"),
+            Some("/$defs/a b".to_owned())
+        );
+        assert_eq!(local_pointer("#/$defs/%zz"), None);
+        assert_eq!(local_pointer("#anchor"), None);
+        assert_eq!(local_pointer("other.json#/a"), None);
+        assert_eq!(local_pointer("https://example.com/s.json"), None);
     }
 }

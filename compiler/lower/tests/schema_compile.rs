@@ -79,9 +79,32 @@ fn node_line(node: &SchemaNode) -> String {
     opt("items", node.items.map(|i| format!("#{i}")));
     opt("minItems", node.min_items.map(|n| n.to_string()));
     opt("maxItems", node.max_items.map(|n| n.to_string()));
-    if !node.any_of.is_empty() {
-        let alts: Vec<_> = node.any_of.iter().map(|i| format!("#{i}")).collect();
-        parts.push(format!("anyOf=[{}]", alts.join(", ")));
+    for (name, list) in [
+        ("anyOf", &node.any_of),
+        ("allOf", &node.all_of),
+        ("oneOf", &node.one_of),
+    ] {
+        if !list.is_empty() {
+            let alts: Vec<_> = list.iter().map(|i| format!("#{i}")).collect();
+            parts.push(format!("{name}=[{}]", alts.join(", ")));
+        }
+    }
+    if !node.pattern_properties.is_empty() {
+        let props: Vec<_> = node
+            .pattern_properties
+            .iter()
+            .map(|(p, i)| format!("{p:?}:#{i}"))
+            .collect();
+        parts.push(format!("patternProperties={{{}}}", props.join(", ")));
+    }
+    if let Some(i) = node.property_names {
+        parts.push(format!("propertyNames=#{i}"));
+    }
+    if let Some(f) = node.format {
+        parts.push(format!("format={f:?}"));
+    }
+    if let Some(i) = node.reference {
+        parts.push(format!("$ref=#{i}"));
     }
     if parts.is_empty() {
         "any".to_owned()
@@ -124,6 +147,9 @@ fn render(name: &str, schema: &Json) -> String {
     }
     for pointer in &compiled.partial_keywords {
         writeln!(out, "  partial {pointer}").unwrap();
+    }
+    for pointer in &compiled.closed_objects {
+        writeln!(out, "  closed object {pointer}").unwrap();
     }
     for error in &compiled.errors {
         let slug = error.kind.slug();
@@ -181,7 +207,7 @@ fn compile_table() {
             "annotations only",
             json!({
                 "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "x", "$comment": "c",
-                "title": "t", "description": "d", "default": 1, "examples": [1], "format": "email",
+                "title": "t", "description": "d", "default": 1, "examples": [1], "format": "hostname",
                 "readOnly": true, "deprecated": false, "$defs": {"unused": {"oneOf": []}},
                 "x-vendor": {"any": "thing"}
             }),
@@ -227,6 +253,75 @@ fn compile_table() {
             json!({"minLength": 2.0, "maxItems": 4294967296_u64}),
         ),
         ("not a schema", json!("string")),
+        (
+            "combinators, names and formats",
+            json!({
+                "type": "object",
+                "properties": {
+                    "when": {"type": "string", "format": "date-time"},
+                    "day": {"format": "date"},
+                    "mail": {"format": "email"},
+                    "link": {"format": "uri"},
+                    "id": {"format": "uuid"},
+                    "host": {"format": "hostname"},
+                    "pick": {"oneOf": [{"type": "integer"}, {"type": "string"}]},
+                    "both": {"allOf": [{"minimum": 0}, {"maximum": 9}]},
+                    "tags": {
+                        "type": "object",
+                        "patternProperties": {"^x-": {"type": "string"}},
+                        "propertyNames": {"maxLength": 8}
+                    }
+                }
+            }),
+        ),
+        (
+            "local references",
+            json!({
+                "$defs": {"Zone": {"type": "string", "enum": ["UTC", "CET"]}, "Unused": {"not": {}}},
+                "definitions": {"Old": {"type": "integer"}},
+                "type": "object",
+                "properties": {
+                    "from": {"$ref": "#/$defs/Zone"},
+                    "to": {"$ref": "#/$defs/Zone"},
+                    "n": {"$ref": "#/definitions/Old"},
+                    "self": {"$ref": "#"},
+                    "far": {"$ref": "other.json#/a"},
+                    "anchor": {"$ref": "#zone"}
+                }
+            }),
+        ),
+        (
+            "recursive tree",
+            json!({
+                "$defs": {"Node": {
+                    "type": "object",
+                    "properties": {"label": {"type": "string"}, "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}
+                }},
+                "type": "object",
+                "properties": {"root": {"$ref": "#/$defs/Node"}}
+            }),
+        ),
+        (
+            "reference errors",
+            json!({
+                "$defs": {"A": {"$ref": "#/$defs/B"}, "B": {"allOf": [{"$ref": "#/$defs/A"}]}},
+                "properties": {"a": {"$ref": "#/$defs/A"}, "missing": {"$ref": "#/$defs/Nope"}, "loop": {"$ref": "#"}},
+                "anyOf": [{"$ref": "#/properties/loop"}]
+            }),
+        ),
+        (
+            "closed objects",
+            json!({
+                "type": "object",
+                "properties": {
+                    "meta": {"type": "object"},
+                    "free": {"type": "object", "additionalProperties": true},
+                    "open": {"type": "object", "additionalProperties": {}},
+                    "named": {"type": "object", "properties": {"a": {}}},
+                    "through": {"type": "object", "allOf": [{"properties": {"b": {}}}]}
+                }
+            }),
+        ),
     ];
     let rendered: Vec<_> = cases
         .iter()
@@ -276,14 +371,14 @@ fn schemas_append_after_what_the_arenas_hold() {
 #[test]
 fn partial_keywords_name_where_they_stand() {
     let (_, compiled) = compile(&json!({
-        "properties": {"x": {"properties": {"y": {"oneOf": [{}, {}]}}}, "a~b": {"not": {}}},
-        "allOf": []
+        "properties": {"x": {"properties": {"y": {"if": {}}}}, "a~b": {"not": {}}},
+        "uniqueItems": true
     }));
     assert_eq!(
         compiled.partial_keywords,
         vec![
-            "/allOf",
-            "/properties/x/properties/y/oneOf",
+            "/uniqueItems",
+            "/properties/x/properties/y/if",
             "/properties/a~0b/not"
         ]
     );

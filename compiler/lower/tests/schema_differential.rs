@@ -1,7 +1,12 @@
-//! The compiled schema program against the `jsonschema` crate (draft 2020-12) on the supported
-//! subset: for generated and enumerated schema/value pairs, our verdict (valid or not) equals
-//! jsonschema's. Arguments are compared too where the call has no top-level undeclared argument,
-//! the one place the tool check is deliberately stricter than JSON Schema.
+//! The compiled schema program against the `jsonschema` crate (draft 2020-12, formats asserted) on
+//! the supported subset: for generated and enumerated schema/value pairs, our verdict (valid or
+//! not) equals jsonschema's. Values (results) are compared with the schema as it is. Arguments are
+//! compared with the schema made as strict as the check's rule on undeclared members (see
+//! `runtime/check/src/schema.rs`): every schema that stands for a value of its own gets, in an
+//! `allOf`, a `propertyNames` that allows only the names it or a schema applied in place
+//! (`$ref`, `allOf`, `anyOf`, `oneOf`) declares (`properties`, `required`, `patternProperties`) —
+//! unless one of them has an `additionalProperties` schema, an `enum` or a `const`. With that, the
+//! two must agree on every call.
 
 mod schema_support;
 
@@ -15,6 +20,23 @@ const TYPES: [&str; 7] = [
 ];
 /// Patterns whose meaning is the same in regex-lite and ECMA-262.
 const PATTERNS: [&str; 6] = ["^a", "[0-9]+", "^[a-z]*$", "b$", "é", "^.{2}$"];
+/// Patterns for member names.
+const NAME_PATTERNS: [&str; 3] = ["^a", "b", "^[cd]$"];
+/// The formats the check asserts.
+const FORMATS: [&str; 5] = ["date-time", "date", "email", "uri", "uuid"];
+/// Strings in and out of those formats.
+const FORMATTED: [&str; 10] = [
+    "2024-02-29",
+    "2023-02-29",
+    "2024-05-01T12:30:00Z",
+    "2024-05-01T12:30:00",
+    "ana@example.com",
+    "ana@@example.com",
+    "https://example.com/a?b#c",
+    "not a uri",
+    "123e4567-e89b-12d3-a456-426614174000",
+    "123e4567-e89b-12d3-a456-42661417400",
+];
 
 fn number() -> impl Strategy<Value = Json> {
     prop_oneof![
@@ -32,6 +54,7 @@ fn scalar() -> impl Strategy<Value = Json> {
             "", "a", "ab", "abc", "b", "1", "é", "aé9", "zz", "a😀"
         ])
         .prop_map(Json::from),
+        prop::sample::select(FORMATTED.to_vec()).prop_map(Json::from),
     ]
 }
 
@@ -75,9 +98,20 @@ fn flat_keywords() -> impl Strategy<Value = Map<String, Json>> {
         (count(), count()),
         prop::option::weighted(0.3, names()),
         prop::option::weighted(0.2, any::<bool>()),
+        prop::option::weighted(0.15, prop::sample::select(FORMATS.to_vec())),
     )
         .prop_map(
-            |(types, enumeration, constant, bounds, strings, arrays, required, additional)| {
+            |(
+                types,
+                enumeration,
+                constant,
+                bounds,
+                strings,
+                arrays,
+                required,
+                additional,
+                format,
+            )| {
                 let mut map = Map::new();
                 let mut put = |key: &str, value: Option<Json>| {
                     if let Some(value) = value {
@@ -98,17 +132,21 @@ fn flat_keywords() -> impl Strategy<Value = Map<String, Json>> {
                 put("maxItems", arrays.1.map(Json::from));
                 put("required", required.map(Json::from));
                 put("additionalProperties", additional.map(Json::Bool));
+                put("format", format.map(Json::from));
                 map
             },
         )
 }
 
-fn schema() -> impl Strategy<Value = Json> {
+/// A schema with no `$ref` (the target of references), or with `$ref` leaves when `refs`.
+fn subschema(refs: bool) -> impl Strategy<Value = Json> {
     let leaf = prop_oneof![
         1 => any::<bool>().prop_map(Json::Bool),
         8 => flat_keywords().prop_map(Json::Object),
+        if refs { 2 } else { 0 } => Just(json!({"$ref": "#/$defs/d"})),
     ];
     leaf.prop_recursive(3, 16, 3, |inner| {
+        let list = || prop::option::weighted(0.12, prop::collection::vec(inner.clone(), 1..3));
         (
             flat_keywords(),
             prop::option::weighted(
@@ -121,36 +159,161 @@ fn schema() -> impl Strategy<Value = Json> {
             ),
             prop::option::weighted(0.3, inner.clone()),
             prop::option::weighted(0.2, inner.clone()),
-            prop::option::weighted(0.25, prop::collection::vec(inner, 1..3)),
+            (list(), list(), list()),
+            prop::option::weighted(
+                0.15,
+                prop::collection::btree_map(
+                    prop::sample::select(NAME_PATTERNS.to_vec()),
+                    inner.clone(),
+                    1..=2,
+                ),
+            ),
+            prop::option::weighted(0.1, inner.clone()),
         )
-            .prop_map(|(mut map, properties, items, additional, any_of)| {
-                if let Some(properties) = properties {
-                    let properties = properties
-                        .into_iter()
-                        .map(|(k, v)| (k.to_owned(), v))
-                        .collect();
-                    map.insert("properties".to_owned(), Json::Object(properties));
-                }
-                if let Some(items) = items {
-                    map.insert("items".to_owned(), items);
-                }
-                if let Some(additional) = additional {
-                    map.insert("additionalProperties".to_owned(), additional);
-                }
-                if let Some(any_of) = any_of {
-                    map.insert("anyOf".to_owned(), Json::Array(any_of));
-                }
-                Json::Object(map)
-            })
+            .prop_map(
+                |(mut map, properties, items, additional, lists, patterns, names)| {
+                    let mut put = |key: &str, value: Option<Json>| {
+                        if let Some(value) = value {
+                            map.insert(key.to_owned(), value);
+                        }
+                    };
+                    let object = |m: std::collections::BTreeMap<&str, Json>| {
+                        Json::Object(m.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
+                    };
+                    put("properties", properties.map(object));
+                    put("items", items);
+                    put("additionalProperties", additional);
+                    put("anyOf", lists.0.map(Json::Array));
+                    put("allOf", lists.1.map(Json::Array));
+                    put("oneOf", lists.2.map(Json::Array));
+                    put("patternProperties", patterns.map(object));
+                    put("propertyNames", names);
+                    Json::Object(map)
+                },
+            )
     })
 }
 
-/// Whether every member of `value` is declared by the root's `properties`.
-fn all_declared(schema: &Json, value: &Map<String, Json>) -> bool {
-    let declared = schema.get("properties").and_then(Json::as_object);
-    value
-        .keys()
-        .all(|key| declared.is_some_and(|d| d.contains_key(key)))
+/// A schema, with `$defs/d` beside it when it refers to it.
+fn schema() -> impl Strategy<Value = Json> {
+    (subschema(true), subschema(false)).prop_map(|(body, target)| {
+        if !body.to_string().contains("$ref") {
+            return body;
+        }
+        let mut root = match body {
+            Json::Object(map) if !map.contains_key("$ref") => map,
+            other => {
+                let mut map = Map::new();
+                map.insert("allOf".to_owned(), json!([other]));
+                map
+            }
+        };
+        root.insert("$defs".to_owned(), json!({ "d": target }));
+        Json::Object(root)
+    })
+}
+
+/// The member names, patterns and `additionalProperties` schema a schema declares, with those of
+/// the schemas it applies in place.
+fn declared(schema: &Json, root: &Json, depth: usize, out: &mut (Vec<String>, Vec<String>, bool)) {
+    let Json::Object(map) = schema else { return };
+    if depth > 16 {
+        out.2 = true;
+        return;
+    }
+    if let Some(Json::Object(props)) = map.get("properties") {
+        out.0.extend(props.keys().cloned());
+    }
+    if let Some(Json::Array(names)) = map.get("required") {
+        out.0
+            .extend(names.iter().filter_map(|n| n.as_str().map(str::to_owned)));
+    }
+    if map.contains_key("enum") || map.contains_key("const") {
+        out.2 = true;
+    }
+    if let Some(Json::Object(patterns)) = map.get("patternProperties") {
+        out.1.extend(patterns.keys().cloned());
+    }
+    if map.get("additionalProperties").is_some_and(Json::is_object) {
+        out.2 = true;
+    }
+    if let Some(Json::String(r)) = map.get("$ref") {
+        let target = root
+            .pointer(r.trim_start_matches('#'))
+            .unwrap_or(&Json::Null);
+        declared(target, root, depth + 1, out);
+    }
+    for key in ["allOf", "anyOf", "oneOf"] {
+        if let Some(Json::Array(list)) = map.get(key) {
+            for s in list {
+                declared(s, root, depth + 1, out);
+            }
+        }
+    }
+}
+
+/// The schema as strict as the check's rule on undeclared members in a call's arguments.
+fn strictify(schema: &Json, root: &Json, value_level: bool) -> Json {
+    let mut map = match schema {
+        Json::Bool(false) => return Json::Bool(false),
+        Json::Bool(true) if value_level => return json!({"propertyNames": false}),
+        Json::Bool(true) => return Json::Bool(true),
+        Json::Object(map) => map.clone(),
+        other => return other.clone(),
+    };
+    for (key, value) in map.iter_mut() {
+        match key.as_str() {
+            "properties" | "patternProperties" | "$defs" => {
+                if let Json::Object(children) = value {
+                    let level = key != "$defs";
+                    for child in children.values_mut() {
+                        *child = strictify(child, root, level);
+                    }
+                }
+            }
+            "items" | "additionalProperties" | "propertyNames" if value.is_object() => {
+                *value = strictify(value, root, true);
+            }
+            "allOf" | "anyOf" | "oneOf" => {
+                if let Json::Array(list) = value {
+                    for child in list.iter_mut() {
+                        *child = strictify(child, root, false);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    if value_level {
+        let mut found = (Vec::new(), Vec::new(), false);
+        declared(schema, root, 0, &mut found);
+        if !found.2 {
+            let mut allowed: Vec<Json> = Vec::new();
+            if !found.0.is_empty() {
+                allowed.push(json!({"enum": found.0}));
+            }
+            allowed.extend(found.1.iter().map(|p| json!({"pattern": p})));
+            let names = if allowed.is_empty() {
+                Json::Bool(false)
+            } else {
+                json!({"anyOf": allowed})
+            };
+            let mut all = match map.remove("allOf") {
+                Some(Json::Array(list)) => list,
+                _ => Vec::new(),
+            };
+            all.push(json!({"propertyNames": names}));
+            map.insert("allOf".to_owned(), Json::Array(all));
+        }
+    }
+    Json::Object(map)
+}
+
+fn reference(schema: &Json) -> jsonschema::Validator {
+    jsonschema::draft202012::options()
+        .should_validate_formats(true)
+        .build(schema)
+        .unwrap()
 }
 
 /// Compares the verdicts; returns a description of the difference, if any.
@@ -161,19 +324,18 @@ fn differ(schema: &Json, value: &Json) -> Option<String> {
         "{schema} is outside the subset"
     );
     let body = compiled.body();
-    let reference = jsonschema::draft202012::new(schema).unwrap();
-    let theirs = reference.is_valid(value);
+    let theirs = reference(schema).is_valid(value);
     let ours = validate_value(body, compiled.schema.root, value);
     if ours.is_none() != theirs {
         return Some(format!("value: ours {ours:?}, jsonschema valid={theirs}"));
     }
-    if let Json::Object(args) = value
-        && all_declared(schema, args)
-    {
+    if let Json::Object(args) = value {
+        let strict = strictify(schema, schema, true);
+        let theirs = reference(&strict).is_valid(value);
         let ours = validate_arguments(body, Some(compiled.schema.root), args);
         if ours.is_none() != theirs {
             return Some(format!(
-                "arguments: ours {ours:?}, jsonschema valid={theirs}"
+                "arguments: ours {ours:?}, jsonschema (strict: {strict}) valid={theirs}"
             ));
         }
     }
@@ -220,6 +382,14 @@ fn enumerated_edges_agree_with_jsonschema() {
         json!(true),
         json!(false),
         json!({}),
+        json!({"oneOf": [{"type": "integer"}, {"minimum": 0}]}),
+        json!({"allOf": [{"properties": {"a": {}}}, {"properties": {"b": {"type": "string"}}}]}),
+        json!({"patternProperties": {"^a": {"type": "integer"}}, "additionalProperties": false}),
+        json!({"propertyNames": {"maxLength": 1}, "additionalProperties": {}}),
+        json!({"properties": {"a": {"$ref": "#/$defs/n"}}, "$defs": {"n": {"type": ["integer", "object"], "properties": {"a": {"$ref": "#/$defs/n"}}}}}),
+        json!({"$ref": "#/definitions/o", "definitions": {"o": {"properties": {"a": {"type": "integer"}, "b": {}}}}}),
+        json!({"properties": {"a": {"type": "object", "additionalProperties": {}}, "b": {"format": "email"}}}),
+        json!({"properties": {"a": {"anyOf": [{"properties": {"a": {}}}, {"properties": {"b": {}}}]}}}),
     ];
     let values = [
         json!(null),
@@ -245,12 +415,104 @@ fn enumerated_edges_agree_with_jsonschema() {
         json!({"a": null, "b": "x"}),
         json!({"b": 1}),
         json!({}),
+        json!({"a": {"b": 1}}),
+        json!({"a": {"a": {"a": 1}}}),
+        json!({"ab": 1, "b": "x"}),
+        json!({"b": "ana@example.com"}),
+        json!({"b": "ana"}),
     ];
     let mut wrong = Vec::new();
     for schema in &schemas {
         for value in &values {
             if let Some(difference) = differ(schema, value) {
                 wrong.push(format!("{schema} / {value}: {difference}"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// Each asserted format against jsonschema on strings chosen at its edges.
+#[test]
+fn formats_agree_with_jsonschema() {
+    let strings: &[&str] = &[
+        // date and date-time
+        "2024-02-29",
+        "2023-02-29",
+        "1900-02-29",
+        "2000-02-29",
+        "2024-13-01",
+        "2024-04-31",
+        "2024-1-01",
+        "24-01-01",
+        "2024-01-01T00:00:00Z",
+        "2024-01-01t00:00:00z",
+        "2024-01-01T23:59:59.999+14:00",
+        "2024-01-01T12:00:00",
+        "2024-01-01 12:00:00Z",
+        "2016-12-31T23:59:60Z",
+        "2016-12-31T15:59:60-08:00",
+        "2016-12-31T22:59:60Z",
+        "2024-01-01T24:00:00Z",
+        "2024-01-01T12:60:00Z",
+        "2024-01-01T12:00:00.Z",
+        "2024-01-01T12:00:00+24:00",
+        "2024-01-01T12:00:00+01",
+        "2024-01-01",
+        // email
+        "ana@example.com",
+        "ana.b+tag@example.co.uk",
+        "a@b",
+        "@example.com",
+        "ana@",
+        "ana..b@example.com",
+        ".ana@example.com",
+        "ana.@example.com",
+        "ana@-example.com",
+        "ana@example-.com",
+        "ana@exa_mple.com",
+        "\"ana b\"@example.com",
+        "ana@[127.0.0.1]",
+        "ana@[IPv6:::1]",
+        "ana@[300.0.0.1]",
+        "ana b@example.com",
+        "ana@example.com.",
+        // uri
+        "https://example.com",
+        "https://example.com/a/b?c=d#e",
+        "mailto:ana@example.com",
+        "urn:isbn:0451450523",
+        "http://[::1]:8080/",
+        "http://user:pw@host:80/p",
+        "//example.com/a",
+        "/relative/path",
+        "https://exa mple.com",
+        "https://example.com/%zz",
+        "https://example.com/%41",
+        "1http://x",
+        "http://host:port/",
+        "a:b",
+        "file:///etc/passwd",
+        "https://example.com/a b",
+        // uuid
+        "123e4567-e89b-12d3-a456-426614174000",
+        "123E4567-E89B-12D3-A456-426614174000",
+        "123e4567e89b12d3a456426614174000",
+        "123e4567-e89b-12d3-a456-42661417400",
+        "g23e4567-e89b-12d3-a456-426614174000",
+        "123e4567-e89b-12d3-a456-4266141740000",
+        "",
+    ];
+    let mut wrong = Vec::new();
+    for format in FORMATS {
+        let schema = json!({ "format": format });
+        let compiled = schema_support::compile(&schema);
+        let theirs = reference(&schema);
+        for s in strings {
+            let value = json!(s);
+            let ours = validate_value(compiled.body(), compiled.schema.root, &value).is_none();
+            if ours != theirs.is_valid(&value) {
+                wrong.push(format!("{format} {s:?}: ours {ours}"));
             }
         }
     }
@@ -288,12 +550,14 @@ fn generated_pairs_cover_every_rule_and_both_verdicts() {
             "exclusiveMaximum",
             "exclusiveMinimum",
             "false",
+            "format",
             "maxItems",
             "maxLength",
             "maximum",
             "minItems",
             "minLength",
             "minimum",
+            "oneOf",
             "pattern",
             "required",
             "type",

@@ -96,10 +96,16 @@ fn cases() -> Vec<(&'static str, Json, Json, Expected)> {
             Some(("/b", "additionalProperties")),
         ),
         (
-            "additionalProperties schema refuses undeclared top-level",
+            "an additionalProperties schema declares the other arguments",
             json!({"type": "object", "properties": {"a": {}}, "additionalProperties": {"type": "string"}}),
             json!({"b": "x"}),
-            Some(("/b", "additionalProperties")),
+            None,
+        ),
+        (
+            "and checks them",
+            json!({"type": "object", "properties": {"a": {}}, "additionalProperties": {"type": "string"}}),
+            json!({"b": 1}),
+            Some(("/b", "type")),
         ),
         (
             "no properties: everything undeclared",
@@ -125,17 +131,35 @@ fn cases() -> Vec<(&'static str, Json, Json, Expected)> {
             json!({}),
             Some(("", "false")),
         ),
-        // --- nested objects follow additionalProperties ---------------------------------------
+        // --- nested objects: the same rule as the top level ----------------------------------
         (
-            "nested extras allowed by default",
+            "nested extras refused like top-level ones",
             prop(json!({"type": "object", "properties": {"x": {}}})),
             json!({"v": {"x": 1, "extra": 2}}),
+            Some(("/v/extra", "additionalProperties")),
+        ),
+        (
+            "nested additionalProperties true refuses them too",
+            prop(json!({"type": "object", "additionalProperties": true})),
+            json!({"v": {"extra": 2}}),
+            Some(("/v/extra", "additionalProperties")),
+        ),
+        (
+            "nested additionalProperties {} declares every member",
+            prop(json!({"type": "object", "additionalProperties": {}})),
+            json!({"v": {"extra": [2]}}),
             None,
         ),
         (
-            "nested additionalProperties true",
-            prop(json!({"type": "object", "additionalProperties": true})),
-            json!({"v": {"extra": 2}}),
+            "a member a schema applied in place declares",
+            prop(json!({"allOf": [{"properties": {"x": {}}}, {"properties": {"y": {}}}]})),
+            json!({"v": {"x": 1, "y": 2}}),
+            None,
+        ),
+        (
+            "a required member is declared",
+            prop(json!({"required": ["x"]})),
+            json!({"v": {"x": 1}}),
             None,
         ),
         (
@@ -473,10 +497,106 @@ fn cases() -> Vec<(&'static str, Json, Json, Expected)> {
             None,
         ),
         (
-            "format is an annotation",
+            "format email is asserted",
             prop(json!({"type": "string", "format": "email"})),
             json!({"v": "not an address"}),
+            Some(("/v", "format")),
+        ),
+        (
+            "format after pattern",
+            prop(json!({"type": "string", "format": "uuid", "pattern": "^x"})),
+            json!({"v": "not a uuid"}),
+            Some(("/v", "pattern")),
+        ),
+        (
+            "format date-time",
+            prop(json!({"type": "string", "format": "date-time"})),
+            json!({"v": "2026-12-02T10:00:00Z"}),
             None,
+        ),
+        (
+            "format date refuses a day that is not",
+            prop(json!({"format": "date"})),
+            json!({"v": "2026-02-29"}),
+            Some(("/v", "format")),
+        ),
+        (
+            "format only on strings",
+            prop(json!({"format": "uri"})),
+            json!({"v": 3}),
+            None,
+        ),
+        (
+            "another format is an annotation",
+            prop(json!({"type": "string", "format": "hostname"})),
+            json!({"v": "not a host name!"}),
+            None,
+        ),
+        // --- combinators and references -------------------------------------------------------
+        (
+            "oneOf: exactly one",
+            prop(json!({"oneOf": [{"type": "integer"}, {"minimum": 0}]})),
+            json!({"v": 3}),
+            Some(("/v", "oneOf")),
+        ),
+        (
+            "oneOf: one holds",
+            prop(json!({"oneOf": [{"type": "integer"}, {"minimum": 0}]})),
+            json!({"v": 2.5}),
+            None,
+        ),
+        (
+            "allOf names the inner fault",
+            prop(json!({"allOf": [{"type": "string"}, {"maxLength": 2}]})),
+            json!({"v": "abc"}),
+            Some(("/v", "maxLength")),
+        ),
+        (
+            "a $ref names the inner fault",
+            json!({"$defs": {"Zone": {"enum": ["UTC", "CET"]}}, "properties": {"from": {"$ref": "#/$defs/Zone"}}}),
+            json!({"from": "PST"}),
+            Some(("/from", "enum")),
+        ),
+        (
+            "a recursive $ref follows the value down",
+            json!({
+                "$defs": {"Node": {"type": "object", "properties": {"name": {"type": "string"}, "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}},
+                "properties": {"tree": {"$ref": "#/$defs/Node"}}
+            }),
+            json!({"tree": {"name": "a", "children": [{"name": "b", "children": [{"name": 3}]}]}}),
+            Some(("/tree/children/0/children/0/name", "type")),
+        ),
+        (
+            "members a $ref target declares",
+            json!({"$defs": {"P": {"properties": {"x": {}}}}, "properties": {"p": {"$ref": "#/$defs/P"}}}),
+            json!({"p": {"x": 1, "y": 2}}),
+            Some(("/p/y", "additionalProperties")),
+        ),
+        (
+            "patternProperties declare and check",
+            prop(json!({"patternProperties": {"^x-": {"type": "string"}}})),
+            json!({"v": {"x-a": 1}}),
+            Some(("/v/x-a", "type")),
+        ),
+        (
+            "a name no pattern finds",
+            prop(json!({"patternProperties": {"^x-": {"type": "string"}}})),
+            json!({"v": {"y": "1"}}),
+            Some(("/v/y", "additionalProperties")),
+        ),
+        (
+            "additionalProperties false and patternProperties",
+            prop(
+                json!({"patternProperties": {"^x-": {}}, "additionalProperties": false, "properties": {"a": {}}}),
+            ),
+            json!({"v": {"a": 1, "x-b": 2}}),
+            None,
+        ),
+        (
+            "propertyNames points at the member",
+            prop(json!({"additionalProperties": {}, "propertyNames": {"maxLength": 3}})),
+            json!({"v": {"ok": 1, "toolong": 2}}),
+            Some(("/v/toolong", "maxLength")),
         ),
         // --- arrays -------------------------------------------------------------------------
         (

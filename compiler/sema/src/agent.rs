@@ -1,7 +1,7 @@
 //! agent.yaml and its catalogue as queries: parse, gather the tools of every source, resolve.
 
 use stalwart_agent::{AgentFile, Parse, ToolDecl, ToolEntry};
-use stalwart_db::{Db, SourceFile};
+use stalwart_db::{Db, LoadProblem, SourceFile};
 use stalwart_diagnostics::Diagnostic;
 
 use crate::codes;
@@ -32,7 +32,8 @@ pub fn parse_mcp_tools(db: &dyn Db, file: SourceFile) -> Parse<Vec<ToolDecl>> {
     stalwart_agent::parse_mcp(file.id(db), file.text(db), file.path(db))
 }
 
-/// Every tool declaration an agent.yaml brings in, in `tools:` order, and the files they came from.
+/// Every tool declaration an agent.yaml brings in, in `tools:` order, with agent.yaml's
+/// `overrides:` applied, and the files they came from.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Catalogue {
     pub tools: Vec<ToolDecl>,
@@ -63,15 +64,23 @@ pub fn agent_catalogue(db: &dyn Db, file: SourceFile) -> Catalogue {
                         out.diagnostics.extend(tools.diagnostics.iter().cloned());
                         out.sources.push(source);
                     }
-                    None => out.diagnostics.push(
-                        Diagnostic::error(
-                            codes::MISSING_TOOL_SOURCE,
-                            module.span,
-                            format!("cannot find the Python module `{}`", module.value),
-                        )
-                        .with_label("no such module beside agent.yaml")
-                        .with_note(format!("looked for {}", quote_list(&candidates))),
-                    ),
+                    None => {
+                        let problem = candidates.iter().find_map(|c| {
+                            db.load_problem(file, c)
+                                .filter(|p| !matches!(p, LoadProblem::Missing))
+                                .map(|p| (c, p))
+                        });
+                        out.diagnostics.push(match problem {
+                            Some((path, problem)) => unreadable(path, module.span, &problem),
+                            None => Diagnostic::error(
+                                codes::MISSING_TOOL_SOURCE,
+                                module.span,
+                                format!("cannot find the Python module `{}`", module.value),
+                            )
+                            .with_label("no such module beside agent.yaml")
+                            .with_note(format!("looked for {}", quote_list(&candidates))),
+                        });
+                    }
                 }
             }
             ToolEntry::Catalogue(path) | ToolEntry::Mcp(path) => {
@@ -87,23 +96,66 @@ pub fn agent_catalogue(db: &dyn Db, file: SourceFile) -> Catalogue {
                         out.diagnostics.extend(tools.diagnostics.iter().cloned());
                         out.sources.push(source);
                     }
-                    None => out.diagnostics.push(
-                        Diagnostic::error(
-                            codes::MISSING_TOOL_SOURCE,
-                            path.span,
-                            format!(
-                                "cannot find the {} `{}`",
-                                if is_mcp { "MCP answer" } else { "catalogue" },
-                                path.value
-                            ),
-                        )
-                        .with_label("no such file beside agent.yaml"),
-                    ),
+                    None => out
+                        .diagnostics
+                        .push(match db.load_problem(file, &path.value) {
+                            Some(problem) if !matches!(problem, LoadProblem::Missing) => {
+                                unreadable(&path.value, path.span, &problem)
+                            }
+                            _ => Diagnostic::error(
+                                codes::MISSING_TOOL_SOURCE,
+                                path.span,
+                                format!(
+                                    "cannot find the {} `{}`",
+                                    if is_mcp { "MCP answer" } else { "catalogue" },
+                                    path.value
+                                ),
+                            )
+                            .with_label("no such file beside agent.yaml"),
+                        }),
                 }
             }
         }
     }
+    stalwart_agent::apply_overrides(&mut out.tools, &parsed.value.overrides);
     out
+}
+
+/// A file agent.yaml names that exists but cannot be read as text, at the name in agent.yaml.
+fn unreadable(path: &str, at: stalwart_diagnostics::Span, problem: &LoadProblem) -> Diagnostic {
+    let code = problem.code().unwrap_or(codes::UNREADABLE_SOURCE);
+    Diagnostic::error(code, at, problem.message(path))
+        .with_label("named here")
+        .with_help(problem.help())
+}
+
+/// The warning for a file read without its byte-order mark.
+pub fn byte_order_mark(db: &dyn Db, file: SourceFile) -> Diagnostic {
+    Diagnostic::warning(
+        stalwart_db::BYTE_ORDER_MARK,
+        stalwart_diagnostics::Span::new(file.id(db), 0, 0),
+        format!(
+            "`{}` starts with a byte-order mark: it is read without it",
+            file.name(db)
+        ),
+    )
+    .with_label("a byte-order mark was here")
+    .with_help("save the file as UTF-8 without a byte-order mark")
+}
+
+/// Whether a diagnostic says a name does not resolve: a consequence when the file that should
+/// have declared the name could not be read.
+fn is_consequence(d: &Diagnostic) -> bool {
+    matches!(
+        d.code.slug,
+        "unknown-tool"
+            | "unknown-tool-reference"
+            | "unknown-override"
+            | "unknown-route"
+            | "unknown-bind-argument"
+            | "unknown-bind-field"
+            | "rulebook-unknown-tool"
+    )
 }
 
 /// Everything known about an agent description once its names are resolved.
@@ -131,17 +183,21 @@ pub fn analyze_agent(db: &dyn Db, file: SourceFile) -> AgentAnalysis {
         );
     }
     let resolved = stalwart_agent::resolve_agent(&parsed.value, &catalogue.tools);
-    let source_missing = catalogue
-        .diagnostics
-        .iter()
-        .any(|d| d.code == codes::MISSING_TOOL_SOURCE);
+    let source_missing = catalogue.diagnostics.iter().any(|d| {
+        d.code == codes::MISSING_TOOL_SOURCE
+            || [
+                stalwart_db::INPUT_IS_A_DIRECTORY,
+                stalwart_db::BINARY_INPUT,
+                stalwart_db::NOT_UTF8,
+                codes::UNREADABLE_SOURCE,
+            ]
+            .contains(&d.code)
+    });
     // A tool source that cannot be found leaves its tools undeclared: naming each of them again
     // would only repeat the one error that matters.
-    diagnostics.extend(
-        resolved
-            .into_iter()
-            .filter(|d| !(source_missing && d.code.slug == "unknown-tool")),
-    );
+    diagnostics.extend(resolved.into_iter().filter(|d| {
+        !(source_missing && matches!(d.code.slug, "unknown-tool" | "unknown-override"))
+    }));
     if let Some(rulebook) = &parsed.value.rulebook {
         match crate::model::agent_rulebook_set(db, file) {
             Some(set) => {
@@ -176,8 +232,29 @@ pub fn analyze_agent(db: &dyn Db, file: SourceFile) -> AgentAnalysis {
             ),
         }
     }
+    for source in std::iter::once(file)
+        .chain(catalogue.sources.iter().copied())
+        .chain(agent_rulebook_files(db, file))
+    {
+        if db.had_bom(source) {
+            diagnostics.push(byte_order_mark(db, source));
+        }
+    }
     stalwart_diagnostics::sort(&mut diagnostics);
     diagnostics.dedup();
+    // A name that does not resolve because the file that declares it has errors follows those
+    // errors: the cause is read first.
+    let agent_id = file.id(db);
+    let source_failed = diagnostics
+        .iter()
+        .any(|d| d.is_error() && !is_consequence(d) && d.primary.span.file != agent_id)
+        || catalogue.diagnostics.iter().any(Diagnostic::is_error);
+    if source_failed {
+        let (consequences, causes): (Vec<_>, Vec<_>) =
+            diagnostics.into_iter().partition(is_consequence);
+        diagnostics = causes;
+        diagnostics.extend(consequences);
+    }
     AgentAnalysis { diagnostics }
 }
 

@@ -17,3 +17,10 @@ pub const NO_AGENTS: Code = Code {
     id: "E0503",
     slug: "no-agents",
 };
+/// A file that agent.yaml names cannot be read as text: a folder, a binary file, a file that is
+/// not UTF-8 (the message says which byte, where). The same codes as the command line's inputs
+/// (`E0004`–`E0006`) say which; this one is for other errors of the system.
+pub const UNREADABLE_SOURCE: Code = Code {
+    id: "E0505",
+    slug: "unreadable-source",
+};

@@ -144,6 +144,10 @@ pub fn known_names(modules: &[&RulebookModule], folder: bool) -> crate::checks::
             RulebookModule::Sheet(_) => {}
         }
     }
+    let imported: std::collections::BTreeSet<String> = library
+        .v2_imports_closure(imported.iter().copied())
+        .into_iter()
+        .collect();
     for (module, flows) in &library.v2_modules {
         for f in flows {
             if imported.contains(module.as_str()) {

@@ -145,7 +145,11 @@ fn make(root: &Path) -> Value {
         let text = std::fs::read_to_string(f).unwrap();
         let parsed = stalwart_syntax::v2::parse_v2(FileId(0), &text);
         let mut flows = Vec::new();
+        let mut imports = Vec::new();
         for item in &parsed.value.items {
+            if let v2::Item::Import(i) = item {
+                imports.push(i.path.trim_matches('"').to_string());
+            }
             if let v2::Item::Flow(flow) = item {
                 flows.push(json!({
                     "name": flow.name.as_str(),
@@ -154,7 +158,7 @@ fn make(root: &Path) -> Value {
                 v2_actions(&flow.body, &mut v2_acts);
             }
         }
-        modules.insert(path.clone(), json!({"flows": flows}));
+        modules.insert(path.clone(), json!({"flows": flows, "imports": imports}));
     }
     json!({
         "source": format!("nemoguardrails {VERSION} (PyPI, Apache-2.0): rails/llm/llm_flows.co, library/**/flows.v1.co (1.0); colang/v2_x/library/*.co and library/**/flows.co (2.x)"),
@@ -218,4 +222,7 @@ fn the_shipped_library_knows_what_nemo_configs_use() {
     );
     assert_eq!(lib.v2_flow_module("bot say"), Some("core"));
     assert!(lib.actions.contains("self_check_input"));
+    // `import llm` brings `timing` with it.
+    let closure = lib.v2_imports_closure(["llm"]);
+    assert_eq!(closure, ["core", "llm", "timing"]);
 }

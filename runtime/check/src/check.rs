@@ -301,6 +301,19 @@ fn step_tool<'b>(
     Ok((tool, agent))
 }
 
+/// Whether the tool declares argument `name` to carry a destination (`argument_kinds` `url` or
+/// `destination`): step 4 lets a destination through there.
+fn carries_destination(tool: &ArchivedTool, name: &str) -> bool {
+    tool.argument_kinds.iter().any(|entry| {
+        entry.0.as_str() == name
+            && matches!(
+                entry.1,
+                stalwart_record::ArchivedArgumentKind::Url
+                    | stalwart_record::ArchivedArgumentKind::Destination
+            )
+    })
+}
+
 /// Steps 3 to 13. `digest` is the arguments' digest; the call's marks are left in `marks` once
 /// step 9 has worked them out.
 #[allow(clippy::too_many_arguments)]
@@ -326,10 +339,14 @@ fn decide(
             .with("pointer", Value::String(fault.pointer))
             .with("rule", json!(fault.rule));
     }
-    // 4. Destinations in a tool that sends nothing out.
-    if !tool.sends_out && crate::destination::has_destination_in(&call.arguments) {
-        let found = crate::destination::find_destinations_in(&call.arguments);
-        return Check::refuse("undeclared_destination").with("destinations", json!(found));
+    // 4. Destinations in a tool that sends nothing out, outside the arguments declared to carry
+    // one (`argument_kinds` `url` or `destination`).
+    if !tool.sends_out {
+        let carries = |name: &str| carries_destination(tool, name);
+        if crate::destination::has_destination_in_except(&call.arguments, carries) {
+            let found = crate::destination::find_destinations_in_except(&call.arguments, carries);
+            return Check::refuse("undeclared_destination").with("destinations", json!(found));
+        }
     }
     // 5. Order rules.
     if let Some(rule) = order_rule(body, session, call, tool) {
@@ -357,8 +374,13 @@ fn decide(
         GateVerdict::Refuse { reason, flow } => {
             return Check::refuse(reason).with("flow", Value::String(flow));
         }
-        GateVerdict::NoFlow { flows } => {
-            return Check::refuse("no_flow").with("flows", json!(flows));
+        GateVerdict::NoFlow { flows, intents } => {
+            let check = Check::refuse("no_flow").with("flows", json!(flows));
+            return if intents.is_empty() {
+                check
+            } else {
+                check.with("intents", json!(intents))
+            };
         }
         GateVerdict::Ask { question, flow } => clarify = Some((question, flow)),
     }

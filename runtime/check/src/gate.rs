@@ -20,8 +20,12 @@ pub enum GateVerdict {
     Refuse { reason: String, flow: String },
     /// A path to a question holds: confirm with `gate_clarify`.
     Ask { question: String, flow: String },
-    /// No path holds: refuse with `no_flow`.
-    NoFlow { flows: Vec<String> },
+    /// No path holds: refuse with `no_flow`. `intents` are the person's intents a path needed
+    /// and the call did not have (in file order, each once): giving one of them may open a path.
+    NoFlow {
+        flows: Vec<String>,
+        intents: Vec<String>,
+    },
 }
 
 /// What a gate condition can read.
@@ -38,10 +42,14 @@ pub fn eval_gate(scope: &Scope<'_>, tool: &ArchivedTool, intent: Option<&str>) -
     if !gate.governed {
         return GateVerdict::Pass;
     }
+    let mut missing: Vec<String> = Vec::new();
     for path in gate.paths.iter() {
         if let Some(needed) = path.intent.as_ref()
             && intent != Some(needed.as_str())
         {
+            if !missing.iter().any(|m| m == needed.as_str()) {
+                missing.push(needed.to_string());
+            }
             continue;
         }
         let allows = matches!(path.action, ArchivedGateAction::Allow);
@@ -73,6 +81,7 @@ pub fn eval_gate(scope: &Scope<'_>, tool: &ArchivedTool, intent: Option<&str>) -
         Some(ArchivedGateDefault::Allow) => GateVerdict::Pass,
         _ => GateVerdict::NoFlow {
             flows: gate.flows.iter().map(|f| f.to_string()).collect(),
+            intents: missing,
         },
     }
 }

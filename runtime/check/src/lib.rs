@@ -10,6 +10,7 @@ pub mod check;
 pub mod compare;
 pub mod destination;
 pub mod detail;
+pub mod format;
 pub mod gate;
 pub mod history;
 pub mod origin;

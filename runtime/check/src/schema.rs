@@ -2,25 +2,43 @@
 //! schema program of the record, answering with the first fault, its JSON pointer and the rule
 //! that failed.
 //!
+//! **Undeclared members.** In a call's arguments one rule holds at every level, the root and
+//! every nested object alike: a member is refused (rule `additionalProperties`) unless the
+//! object's schema declares it — names it in `properties` or `required`, has a
+//! `patternProperties` pattern that finds its name, gives `additionalProperties` a *schema* (`{}`
+//! included: the author said what the other members are), or lists the whole value (`enum`,
+//! `const`) — counting the schemas applied to the same value in place (`$ref`, `allOf`, `anyOf`,
+//! `oneOf`: a member any of them declares is declared). `additionalProperties: true`, or no
+//! `additionalProperties`, declares nothing: a member the author did not name may carry what the
+//! guard cannot see. With no schema at all every argument is undeclared. A reported result keeps plain JSON Schema semantics (a tool may
+//! return more than it declares). `additionalProperties: false` and a schema for it act as JSON
+//! Schema says, in both.
+//!
 //! The order of faults is fixed (DESIGN §5.9). For a call's arguments: first every argument the
-//! schema's top-level `properties` do not declare, in call order, refused even under
-//! `additionalProperties: true` (with no schema every argument is undeclared; rule
-//! `additionalProperties`); then each missing `required` argument, in the order `required` lists
-//! them (rule `required`, pointer `/<name>`); then each argument's own faults, in call order; then
-//! the root's `type`, `enum`, `const` and `anyOf`. Inside a value: the `false` schema (rule
-//! `false`), `type`, `enum`, `const`, then the keywords of the value's type (`minimum`, `maximum`,
-//! `exclusiveMinimum`, `exclusiveMaximum`; `minLength`, `maxLength`, `pattern`; `minItems`,
-//! `maxItems`, then each item; members `additionalProperties: false` refuses in member order, then
-//! missing `required` members, then each member), and `anyOf` last, so a fault inside a member is
-//! named before an alternative that fails as a whole.
+//! root does not declare, in call order; then `additionalProperties: false` of the root; then each
+//! missing `required` argument, in the order `required` lists them (rule `required`, pointer
+//! `/<name>`); then `propertyNames`; then each argument's own faults, in call order; then the
+//! root's `false`, `type`, `enum`, `const`, `$ref`, `allOf`, `anyOf` and `oneOf`. Inside a value:
+//! the `false` schema (rule `false`), `type`, `enum`, `const`, then the keywords of the value's
+//! type (`minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`; `minLength`, `maxLength`,
+//! `pattern`, `format`; `minItems`, `maxItems`, then each item; for objects undeclared members as
+//! above, `additionalProperties: false` in member order, missing `required` members,
+//! `propertyNames`, then each member against its `properties` schema, every `patternProperties`
+//! schema whose pattern finds its name, or else the `additionalProperties` schema), then the
+//! schemas applied in place: `$ref`, `allOf` (their own faults, as found inside), `anyOf` and
+//! `oneOf` (rules `anyOf`, `oneOf`: none, or not exactly one, holds), so a fault inside a member is
+//! named before an alternative that fails as a whole. A `propertyNames` fault points at the
+//! member whose name fails.
 //!
 //! Numbers: `integer` accepts a number with a zero fraction (`40.0`); booleans are never numbers;
 //! bounds compare as `f64`. Strings count Unicode scalar values. Patterns are unanchored searches
-//! (regex-lite), compiled once per [`PatternCache`]. A schema index the record does not hold, or a
-//! pattern that does not compile, is a fault with rule `schema`; nesting deeper than
-//! [`MAX_DEPTH`] (values, or schemas that refer to themselves) is a fault with rule `depth`.
-//! Nothing is allocated on the way to a pass except a compiled pattern and, for a root with
-//! `enum`, `const` or `anyOf`, one copy of the arguments.
+//! (regex-lite), compiled once per [`PatternCache`]. `format` (`date-time`, `date`, `email`,
+//! `uri`, `uuid`) is checked by [`crate::format`] (rule `format`). A schema index the record does
+//! not hold, or a pattern that does not compile, is a fault with rule `schema`; nesting deeper than
+//! [`MAX_DEPTH`] (values, or schemas that refer to themselves through `$ref` — each schema applied
+//! in place counts as a level) is a fault with rule `depth`. Nothing is allocated on the way to a
+//! pass except a compiled pattern, a member name checked by `propertyNames`, and, for a root with
+//! `enum`, `const` or a schema applied in place, one copy of the arguments.
 
 use regex_lite::Regex;
 use serde_json::{Map, Number, Value as Json};
@@ -43,13 +61,17 @@ pub struct SchemaFault {
     pub rule: &'static str,
 }
 
+/// Which pattern of a schema node: its `pattern`, or the `patternProperties` entry at an index.
+const PATTERN: u32 = u32::MAX;
+
 /// Patterns of one record compiled on first use. Keep it as long as the record to compile each
 /// pattern once; a fresh cache allocates nothing until it meets a pattern.
 pub struct PatternCache<'r> {
     body: &'r ArchivedRecordBody,
-    /// The patterns met so far, by schema node (`None`: it does not compile). A record has few
-    /// patterns, so a list searched in order beats a map.
-    compiled: Vec<(SchemaIdx, Option<Regex>)>,
+    /// The patterns met so far, by schema node and slot ([`PATTERN`] or a `patternProperties`
+    /// index; `None`: it does not compile). A record has few patterns, so a list searched in
+    /// order beats a map.
+    compiled: Vec<((SchemaIdx, u32), Option<Regex>)>,
 }
 
 impl<'r> PatternCache<'r> {
@@ -66,11 +88,12 @@ impl<'r> PatternCache<'r> {
         self.body
     }
 
-    fn regex(&mut self, node: SchemaIdx, pattern: &str) -> Option<&Regex> {
-        let at = match self.compiled.iter().position(|(idx, _)| *idx == node) {
+    fn regex(&mut self, node: SchemaIdx, slot: u32, pattern: &str) -> Option<&Regex> {
+        let key = (node, slot);
+        let at = match self.compiled.iter().position(|(k, _)| *k == key) {
             Some(at) => at,
             None => {
-                self.compiled.push((node, Regex::new(pattern).ok()));
+                self.compiled.push((key, Regex::new(pattern).ok()));
                 self.compiled.len() - 1
             }
         };
@@ -99,7 +122,12 @@ pub fn validate_arguments_cached(
         let (name, _) = args.iter().next()?;
         return Some(fault(&Path::Key(&Path::Root, name), "additionalProperties"));
     };
-    Eval { cache }.arguments(schema, args).err()
+    Eval {
+        cache,
+        strict: true,
+    }
+    .arguments(schema, args)
+    .err()
 }
 
 /// Checks a whole value (a reported result) against a compiled schema, with plain JSON Schema
@@ -118,7 +146,12 @@ pub fn validate_value_cached(
     schema: SchemaIdx,
     value: &Json,
 ) -> Option<SchemaFault> {
-    Eval { cache }.value(schema, value, &Path::Root, 0).err()
+    Eval {
+        cache,
+        strict: false,
+    }
+    .value(schema, value, &Path::Root, 0, Level::Value)
+    .err()
 }
 
 /// Where a value sits, as a chain of steps from the root (rendered only for a fault).
@@ -153,13 +186,13 @@ fn fault(path: &Path<'_>, rule: &'static str) -> SchemaFault {
     SchemaFault { pointer, rule }
 }
 
-/// How a node treats members its `properties` do not declare.
+/// Whether a schema stands for a value of its own or is applied to a value in place (`$ref`,
+/// `allOf`, `anyOf`, `oneOf`): the rule on undeclared members is checked once per value, where
+/// every schema applied in place counts.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Members {
-    /// As `additionalProperties` says (every nested object, and results).
-    Schema,
-    /// Refused whatever `additionalProperties` says (a call's top-level arguments).
-    Declared,
+enum Level {
+    Value,
+    InPlace,
 }
 
 /// `Err` carries the first fault; `?` ends the walk there.
@@ -171,6 +204,8 @@ fn fail(path: &Path<'_>, rule: &'static str) -> Checked {
 
 struct Eval<'c, 'r> {
     cache: &'c mut PatternCache<'r>,
+    /// A call's arguments: undeclared members are refused at every level.
+    strict: bool,
 }
 
 impl<'r> Eval<'_, 'r> {
@@ -182,23 +217,30 @@ impl<'r> Eval<'_, 'r> {
         let Some(node) = self.node(schema) else {
             return fail(&Path::Root, "schema");
         };
-        self.object(node, args, &Path::Root, 0, Members::Declared)?;
+        self.object(schema, node, args, &Path::Root, 0, Level::Value)?;
         if is_never(node) {
             return fail(&Path::Root, "false");
         }
         if !has_type(node.types, TypeSet::OBJECT) {
             return fail(&Path::Root, "type");
         }
-        if node.has_enum || node.constant.is_some() || !node.any_of.is_empty() {
+        if node.has_enum || node.constant.is_some() || applies_in_place(node) {
             let whole = Json::Object(args.clone());
             self.enum_const(node, &whole, &Path::Root)?;
-            self.any_of(node, &whole, &Path::Root, 0)?;
+            self.in_place(node, &whole, &Path::Root, 0)?;
         }
         Ok(())
     }
 
     /// Checks `value` against node `idx`.
-    fn value(&mut self, idx: SchemaIdx, value: &Json, path: &Path<'_>, depth: usize) -> Checked {
+    fn value(
+        &mut self,
+        idx: SchemaIdx,
+        value: &Json,
+        path: &Path<'_>,
+        depth: usize,
+        level: Level,
+    ) -> Checked {
         if depth > MAX_DEPTH {
             return fail(path, "depth");
         }
@@ -216,10 +258,10 @@ impl<'r> Eval<'_, 'r> {
             Json::Number(n) => number(node, n, path)?,
             Json::String(s) => self.string(idx, node, s, path)?,
             Json::Array(items) => self.array(node, items, path, depth)?,
-            Json::Object(members) => self.object(node, members, path, depth, Members::Schema)?,
+            Json::Object(members) => self.object(idx, node, members, path, depth, level)?,
             Json::Null | Json::Bool(_) => {}
         }
-        self.any_of(node, value, path, depth)
+        self.in_place(node, value, path, depth)
     }
 
     fn enum_const(&self, node: &ArchivedSchemaNode, value: &Json, path: &Path<'_>) -> Checked {
@@ -259,11 +301,16 @@ impl<'r> Eval<'_, 'r> {
             }
         }
         if let Some(pattern) = node.pattern.as_ref() {
-            match self.cache.regex(idx, pattern.as_str()) {
+            match self.cache.regex(idx, PATTERN, pattern.as_str()) {
                 None => return fail(path, "schema"),
                 Some(regex) if !regex.is_match(s) => return fail(path, "pattern"),
                 Some(_) => {}
             }
+        }
+        if let Some(format) = node.format.as_ref()
+            && !crate::format::matches(native_format(format), s)
+        {
+            return fail(path, "format");
         }
         Ok(())
     }
@@ -291,7 +338,8 @@ impl<'r> Eval<'_, 'r> {
         }
         if let Some(schema) = node.items.as_ref() {
             for (i, item) in items.iter().enumerate() {
-                self.value(schema.to_native(), item, &Path::Index(path, i), depth + 1)?;
+                let at = Path::Index(path, i);
+                self.value(schema.to_native(), item, &at, depth + 1, Level::Value)?;
             }
         }
         Ok(())
@@ -299,18 +347,35 @@ impl<'r> Eval<'_, 'r> {
 
     fn object(
         &mut self,
+        idx: SchemaIdx,
         node: &ArchivedSchemaNode,
         members: &Map<String, Json>,
         path: &Path<'_>,
         depth: usize,
-        mode: Members,
+        level: Level,
     ) -> Checked {
-        let refuse_undeclared =
-            mode == Members::Declared || matches!(node.additional, ArchivedAdditional::Deny);
-        if refuse_undeclared
-            && let Some(name) = members.keys().find(|name| declared(node, name).is_none())
-        {
-            return fail(&Path::Key(path, name), "additionalProperties");
+        if self.strict && level == Level::Value {
+            for name in members.keys() {
+                let at = Path::Key(path, name);
+                let declares = self
+                    .declares(idx, name, depth)
+                    .map_err(|rule| fault(&at, rule))?;
+                if !declares {
+                    return fail(&at, "additionalProperties");
+                }
+            }
+        }
+        if matches!(node.additional, ArchivedAdditional::Deny) {
+            for name in members.keys() {
+                let at = Path::Key(path, name);
+                if declared(node, name).is_none()
+                    && !self
+                        .pattern_finds(idx, node, name)
+                        .map_err(|rule| fault(&at, rule))?
+                {
+                    return fail(&at, "additionalProperties");
+                }
+            }
         }
         if let Some(missing) = node
             .required
@@ -319,36 +384,162 @@ impl<'r> Eval<'_, 'r> {
         {
             return fail(&Path::Key(path, missing.as_str()), "required");
         }
+        if let Some(names) = node.property_names.as_ref() {
+            for name in members.keys() {
+                let at = Path::Key(path, name);
+                let text = Json::String(name.clone());
+                self.value(names.to_native(), &text, &at, depth + 1, Level::Value)?;
+            }
+        }
         for (name, member) in members {
-            let schema = match (declared(node, name), &node.additional) {
-                (Some(schema), _) => schema,
-                (None, ArchivedAdditional::Schema(schema)) => schema.to_native(),
-                (None, ArchivedAdditional::Allow | ArchivedAdditional::Deny) => continue,
-            };
-            self.value(schema, member, &Path::Key(path, name), depth + 1)?;
+            let at = Path::Key(path, name);
+            let mut matched = false;
+            if let Some(schema) = declared(node, name) {
+                matched = true;
+                self.value(schema, member, &at, depth + 1, Level::Value)?;
+            }
+            for (slot, entry) in node.pattern_properties.iter().enumerate() {
+                let slot = u32::try_from(slot).unwrap_or(PATTERN - 1);
+                let Some(regex) = self.cache.regex(idx, slot, entry.0.as_str()) else {
+                    return fail(&at, "schema");
+                };
+                if regex.is_match(name) {
+                    matched = true;
+                    self.value(entry.1.to_native(), member, &at, depth + 1, Level::Value)?;
+                }
+            }
+            if !matched && let ArchivedAdditional::Schema(schema) = &node.additional {
+                self.value(schema.to_native(), member, &at, depth + 1, Level::Value)?;
+            }
         }
         Ok(())
     }
 
-    fn any_of(
+    /// Whether a `patternProperties` pattern of node `idx` finds `name`; `Err` names the rule of
+    /// a broken program.
+    fn pattern_finds(
+        &mut self,
+        idx: SchemaIdx,
+        node: &ArchivedSchemaNode,
+        name: &str,
+    ) -> Result<bool, &'static str> {
+        for (slot, entry) in node.pattern_properties.iter().enumerate() {
+            let slot = u32::try_from(slot).unwrap_or(PATTERN - 1);
+            match self.cache.regex(idx, slot, entry.0.as_str()) {
+                None => return Err("schema"),
+                Some(regex) if regex.is_match(name) => return Ok(true),
+                Some(_) => {}
+            }
+        }
+        Ok(false)
+    }
+
+    /// Whether node `idx`, or a schema it applies in place, declares the member `name`; `Err`
+    /// names the rule of a broken program.
+    fn declares(&mut self, idx: SchemaIdx, name: &str, depth: usize) -> Result<bool, &'static str> {
+        if depth > MAX_DEPTH {
+            return Err("depth");
+        }
+        let Some(node) = self.node(idx) else {
+            return Err("schema");
+        };
+        if declared(node, name).is_some()
+            || node.required.iter().any(|r| r.as_str() == name)
+            || matches!(node.additional, ArchivedAdditional::Schema(_))
+            || node.has_enum
+            || node.constant.is_some()
+            || self.pattern_finds(idx, node, name)?
+        {
+            return Ok(true);
+        }
+        let children = node
+            .reference
+            .as_ref()
+            .into_iter()
+            .chain(node.all_of.iter())
+            .chain(node.any_of.iter())
+            .chain(node.one_of.iter());
+        for child in children {
+            if self.declares(child.to_native(), name, depth + 1)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// The schemas applied to `value` in place: `$ref`, `allOf`, `anyOf`, `oneOf`.
+    fn in_place(
         &mut self,
         node: &ArchivedSchemaNode,
         value: &Json,
         path: &Path<'_>,
         depth: usize,
     ) -> Checked {
-        if node.any_of.is_empty() {
-            return Ok(());
+        if let Some(target) = node.reference.as_ref() {
+            self.value(target.to_native(), value, path, depth + 1, Level::InPlace)?;
         }
-        for alternative in node.any_of.iter() {
-            match self.value(alternative.to_native(), value, path, depth + 1) {
-                Ok(()) => return Ok(()),
-                // A broken program is reported as such, not as a failed alternative.
-                Err(inner) if matches!(inner.rule, "schema" | "depth") => return Err(inner),
-                Err(_) => {}
+        for schema in node.all_of.iter() {
+            self.value(schema.to_native(), value, path, depth + 1, Level::InPlace)?;
+        }
+        if !node.any_of.is_empty() {
+            let mut held = false;
+            for alternative in node.any_of.iter() {
+                if self.holds(alternative.to_native(), value, path, depth)? {
+                    held = true;
+                    break;
+                }
+            }
+            if !held {
+                return fail(path, "anyOf");
             }
         }
-        fail(path, "anyOf")
+        if !node.one_of.is_empty() {
+            let mut held = 0usize;
+            for alternative in node.one_of.iter() {
+                if self.holds(alternative.to_native(), value, path, depth)? {
+                    held += 1;
+                }
+            }
+            if held != 1 {
+                return fail(path, "oneOf");
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether an alternative holds; a broken program is reported as such, not as a failed
+    /// alternative.
+    fn holds(
+        &mut self,
+        schema: SchemaIdx,
+        value: &Json,
+        path: &Path<'_>,
+        depth: usize,
+    ) -> Result<bool, SchemaFault> {
+        match self.value(schema, value, path, depth + 1, Level::InPlace) {
+            Ok(()) => Ok(true),
+            Err(inner) if matches!(inner.rule, "schema" | "depth") => Err(inner),
+            Err(_) => Ok(false),
+        }
+    }
+}
+
+/// Whether a node applies other schemas to its value in place.
+fn applies_in_place(node: &ArchivedSchemaNode) -> bool {
+    node.reference.is_some()
+        || !node.all_of.is_empty()
+        || !node.any_of.is_empty()
+        || !node.one_of.is_empty()
+}
+
+fn native_format(format: &stalwart_record::ArchivedStringFormat) -> stalwart_record::StringFormat {
+    use stalwart_record::{ArchivedStringFormat as A, StringFormat as F};
+    match format {
+        A::DateTime => F::DateTime,
+        A::Date => F::Date,
+        A::Email => F::Email,
+        A::Uri => F::Uri,
+        A::Uuid => F::Uuid,
     }
 }
 

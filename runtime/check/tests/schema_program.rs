@@ -88,6 +88,71 @@ fn any_of_that_contains_itself_ends_with_a_depth_fault() {
 }
 
 #[test]
+fn references_that_loop_in_place_end_with_a_depth_fault() {
+    // A program the compiler refuses to write (`ref-cycle`), loaded as it is: a `$ref` to itself,
+    // and an `allOf` and a `oneOf` through each other.
+    let own = SchemaNode {
+        reference: Some(0),
+        ..SchemaNode::default()
+    };
+    let bytes = archive(vec![], vec![own]);
+    assert_eq!(
+        found(validate_value(access(&bytes), 0, &json!(1))),
+        at("", "depth")
+    );
+    let a = SchemaNode {
+        all_of: vec![1],
+        ..SchemaNode::default()
+    };
+    let b = SchemaNode {
+        one_of: vec![0],
+        ..SchemaNode::default()
+    };
+    let bytes = archive(vec![], vec![a, b]);
+    assert_eq!(
+        found(validate_value(access(&bytes), 0, &json!({"k": 1}))),
+        at("", "depth")
+    );
+    // The rule on undeclared members walks the same loop and stops the same way.
+    let root = object(&[("o", 1)], &[]);
+    let looping = SchemaNode {
+        reference: Some(1),
+        ..SchemaNode::default()
+    };
+    let bytes = archive(vec![], vec![root, looping]);
+    let fault = validate_arguments(access(&bytes), Some(0), &args(json!({"o": {"k": 1}})));
+    assert_eq!(found(fault), at("/o/k", "depth"));
+}
+
+#[test]
+fn a_recursive_reference_follows_the_value_until_the_depth_limit() {
+    // A tree: an object whose `children` are trees, through `$ref` to itself.
+    let tree = object(&[("children", 1)], &[]);
+    let children = SchemaNode {
+        types: TypeSet::ARRAY,
+        items: Some(2),
+        ..SchemaNode::default()
+    };
+    let reference = SchemaNode {
+        reference: Some(0),
+        ..SchemaNode::default()
+    };
+    let bytes = archive(vec![], vec![tree, children, reference]);
+    let body = access(&bytes);
+    let shallow = json!({"children": [{"children": []}]});
+    assert_eq!(
+        found(validate_arguments(body, Some(0), &args(shallow))),
+        None
+    );
+    let mut deep = json!({"children": []});
+    for _ in 0..100 {
+        deep = json!({ "children": [deep] });
+    }
+    let fault = validate_arguments(body, Some(0), &args(deep)).unwrap();
+    assert_eq!(fault.rule, "depth");
+}
+
+#[test]
 fn items_that_refer_to_themselves_follow_the_value_until_the_depth_limit() {
     let node = SchemaNode {
         types: TypeSet::ARRAY,

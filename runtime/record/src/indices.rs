@@ -346,6 +346,21 @@ impl Lens {
         })?;
         each(&node.any_of, "any_of", |i| {
             self.index(Arena::SchemaNodes, i)
+        })?;
+        each(&node.all_of, "all_of", |i| {
+            self.index(Arena::SchemaNodes, i)
+        })?;
+        each(&node.one_of, "one_of", |i| {
+            self.index(Arena::SchemaNodes, i)
+        })?;
+        maybe(node.reference.as_ref(), "reference", |i| {
+            self.index(Arena::SchemaNodes, i)
+        })?;
+        maybe(node.property_names.as_ref(), "property_names", |i| {
+            self.index(Arena::SchemaNodes, i)
+        })?;
+        each(&node.pattern_properties, "pattern_properties", |p| {
+            self.index(Arena::SchemaNodes, &p.1)
         })
     }
 

@@ -304,6 +304,9 @@ pub enum ArgumentKind {
     Path,
     Url,
     Template,
+    /// The argument names where the tool sends (a URL, an address, a host): step 4 of the check
+    /// lets a destination through in this argument, and the proof reads it (QG018).
+    Destination,
 }
 
 /// `source:` — where a tool comes from and its pin.
@@ -441,6 +444,37 @@ pub struct SchemaNode {
     pub max_items: Option<u32>,
     /// `anyOf` alternatives (also used for `Optional[...]` from Python type hints).
     pub any_of: Vec<SchemaIdx>,
+    /// `allOf`: every schema must hold.
+    pub all_of: Vec<SchemaIdx>,
+    /// `oneOf`: exactly one schema must hold.
+    pub one_of: Vec<SchemaIdx>,
+    /// A local `$ref`, resolved at compile time to the node of its target (which may be an
+    /// ancestor: a recursive schema; the runtime bounds the recursion).
+    pub reference: Option<SchemaIdx>,
+    /// `propertyNames`: a schema every member name of an object must hold (as a string).
+    pub property_names: Option<SchemaIdx>,
+    /// `patternProperties`: (regular expression, schema); a member whose name the expression
+    /// finds (unanchored) must hold the schema.
+    pub pattern_properties: Vec<(String, SchemaIdx)>,
+    /// `format`, for the formats the check asserts; other formats are annotations.
+    pub format: Option<StringFormat>,
+}
+
+/// The `format` values the tool check asserts (on strings; other values pass).
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[derive(Archive, Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[rkyv(derive(Debug, PartialEq, Eq), compare(PartialEq))]
+pub enum StringFormat {
+    /// RFC 3339 `date-time`.
+    DateTime,
+    /// RFC 3339 `full-date`.
+    Date,
+    /// An e-mail address (`local@domain`).
+    Email,
+    /// An RFC 3986 URI (with a scheme).
+    Uri,
+    /// An RFC 4122 UUID in its hyphenated form.
+    Uuid,
 }
 
 /// Bits of [`SchemaNode::types`].

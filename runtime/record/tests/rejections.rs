@@ -89,25 +89,25 @@ fn wrong_magic() {
 #[test]
 fn wrong_version() {
     let mut bytes = encoded();
-    bytes[8..12].copy_from_slice(&1u32.to_le_bytes());
+    bytes[8..12].copy_from_slice(&3u32.to_le_bytes());
     let error = load_error(&bytes);
     assert!(matches!(
         error,
         LoadError::UnsupportedVersion {
-            found: 1,
+            found: 3,
             supported: 2
         }
     ));
     assert_eq!(
         error.to_string(),
-        "unsupported record format version 1: this runtime reads version 2; \
+        "unsupported record format version 3: this runtime reads version 2; \
          compile the record again with a matching compiler"
     );
     // The version is checked before the length.
     let error = load_error(&bytes[..HEADER_LEN]);
     assert!(matches!(
         error,
-        LoadError::UnsupportedVersion { found: 1, .. }
+        LoadError::UnsupportedVersion { found: 3, .. }
     ));
 }
 
@@ -201,12 +201,12 @@ fn index_out_of_range_in_every_field() {
     type Damage = fn(&mut RecordBody);
     let cases: &[(Damage, &str)] = &[
         (
-            |b| b.tools[0].arguments = Some(7),
-            "`tools[0].arguments` refers to schema node 7, but the record has 7 schema nodes",
+            |b| b.tools[0].arguments = Some(8),
+            "`tools[0].arguments` refers to schema node 8, but the record has 8 schema nodes",
         ),
         (
             |b| b.tools[0].result = Some(99),
-            "`tools[0].result` refers to schema node 99, but the record has 7 schema nodes",
+            "`tools[0].result` refers to schema node 99, but the record has 8 schema nodes",
         ),
         (
             |b| b.tools[2].after[0].tool = 4,
@@ -285,14 +285,14 @@ fn index_out_of_range_in_every_field() {
             "`values[5].object[0]` refers to value 7, but the record has 7 values",
         ),
         (
-            |b| b.schema_nodes[0].properties[3].1 = 7,
-            "`schema_nodes[0].properties[3]` refers to schema node 7, \
-             but the record has 7 schema nodes",
+            |b| b.schema_nodes[0].properties[3].1 = 8,
+            "`schema_nodes[0].properties[3]` refers to schema node 8, \
+             but the record has 8 schema nodes",
         ),
         (
-            |b| b.schema_nodes[4].additional = Additional::Schema(7),
-            "`schema_nodes[4].additional` refers to schema node 7, \
-             but the record has 7 schema nodes",
+            |b| b.schema_nodes[4].additional = Additional::Schema(8),
+            "`schema_nodes[4].additional` refers to schema node 8, \
+             but the record has 8 schema nodes",
         ),
         (
             |b| b.schema_nodes[1].enum_values = vec![3, 7],
@@ -303,13 +303,38 @@ fn index_out_of_range_in_every_field() {
             "`schema_nodes[2].constant` refers to value 7, but the record has 7 values",
         ),
         (
-            |b| b.schema_nodes[3].items = Some(7),
-            "`schema_nodes[3].items` refers to schema node 7, but the record has 7 schema nodes",
+            |b| b.schema_nodes[3].items = Some(8),
+            "`schema_nodes[3].items` refers to schema node 8, but the record has 8 schema nodes",
         ),
         (
             |b| b.schema_nodes[4].any_of[1] = 8,
             "`schema_nodes[4].any_of[1]` refers to schema node 8, \
-             but the record has 7 schema nodes",
+             but the record has 8 schema nodes",
+        ),
+        (
+            |b| b.schema_nodes[6].all_of[0] = 8,
+            "`schema_nodes[6].all_of[0]` refers to schema node 8, \
+             but the record has 8 schema nodes",
+        ),
+        (
+            |b| b.schema_nodes[6].one_of[1] = 9,
+            "`schema_nodes[6].one_of[1]` refers to schema node 9, \
+             but the record has 8 schema nodes",
+        ),
+        (
+            |b| b.schema_nodes[6].reference = Some(8),
+            "`schema_nodes[6].reference` refers to schema node 8, \
+             but the record has 8 schema nodes",
+        ),
+        (
+            |b| b.schema_nodes[6].property_names = Some(8),
+            "`schema_nodes[6].property_names` refers to schema node 8, \
+             but the record has 8 schema nodes",
+        ),
+        (
+            |b| b.schema_nodes[6].pattern_properties[0].1 = 8,
+            "`schema_nodes[6].pattern_properties[0]` refers to schema node 8, \
+             but the record has 8 schema nodes",
         ),
         (
             |b| b.exprs[2] = Expr::Literal(7),

@@ -137,8 +137,8 @@ fn rich_body_bytes_are_pinned() {
     assert_eq!(blake3::hash(&bytes).to_hex().as_str(), PINNED_DIGEST);
 }
 
-const PINNED_LEN: usize = 5264;
-const PINNED_DIGEST: &str = "18a342a40ba7f2b0ef1c4d04e5800d9d4987ad02fe401ffb3baba14cf68d2f7f";
+const PINNED_LEN: usize = 4840;
+const PINNED_DIGEST: &str = "3215b47b9b73c542fe5c6f44178fc51599c2e69a4587428a2d686b4518a81b4b";
 
 #[test]
 fn empty_body_round_trips() {

@@ -122,10 +122,21 @@ fn worker(
     let key = guard.key;
     for i in 0..turns {
         let conversation = format!("w{id}-{i}");
-        let exists = store
-            .conversation(&conversation)?
-            .is_some_and(|c| c.head.entries > 0);
-        if !exists {
+        // A start that failed (the server restarting under it, a commit whose fate is unknown)
+        // is tried again once the store answers, until the conversation has its turn: a host
+        // that was not told its turn started starts it again.
+        for attempt in 0..100 {
+            let exists = match store.conversation(&conversation) {
+                Ok(c) => c.is_some_and(|c| c.head.entries > 0),
+                Err(e) => {
+                    eprintln!("worker {id}: {conversation}: {}", e.message);
+                    std::thread::sleep(std::time::Duration::from_millis(100));
+                    continue;
+                }
+            };
+            if exists {
+                break;
+            }
             let r = store
                 .open_conversation("gardener", &conversation, key)
                 .and_then(|_| {
@@ -137,8 +148,14 @@ fn worker(
                     )
                 });
             match r {
-                Ok(_) => log_line(&started, &conversation),
-                Err(e) => eprintln!("worker {id}: {conversation}: {}", e.message),
+                Ok(_) => {
+                    log_line(&started, &conversation);
+                    break;
+                }
+                Err(e) => {
+                    eprintln!("worker {id}: {conversation} (try {attempt}): {}", e.message);
+                    std::thread::sleep(std::time::Duration::from_millis(100));
+                }
             }
         }
         answer_others(store, guard, gardener, &format!("worker{id}"), &mine);

@@ -424,6 +424,7 @@ pub(super) fn argument_kinds(
         ("path", ArgumentKind::Path),
         ("url", ArgumentKind::Url),
         ("template", ArgumentKind::Template),
+        ("destination", ArgumentKind::Destination),
     ];
     entries
         .iter()

@@ -2,21 +2,31 @@
 //!
 //! A tool is a module-level function (`def` or `async def`) with a tool decorator. These
 //! spellings count: `@tool`, `@tool(...)`, `@<anything>.tool`, `@<anything>.tool(...)` (so
-//! `@stalwart_agents.tool(...)` and `@mcp.tool()`), and any name `tool` is imported as
-//! (`from stalwart_agents import tool as declare` makes `@declare(...)` count). A tool decorator on
-//! a method, a class or a nested function is reported and not read; a second one on the same
-//! function is reported and ignored.
+//! `@stalwart_agents.tool(...)`, LangChain's and CrewAI's `@tool(...)` and the MCP SDK's
+//! `@mcp.tool()`), and any name `tool` is imported as (`from stalwart_agents import tool as
+//! declare` makes `@declare(...)` count). A tool decorator on a method, a class or a nested
+//! function is reported and not read; a second one on the same function is reported and ignored.
+//! LangChain's and CrewAI's `BaseTool` subclasses and `StructuredTool.from_function(...)` are tools
+//! too (`class_tool`).
 //!
-//! For each tool: the name is the function's (or the decorator's `name="..."`); the decorator's
+//! For each tool: the name is the function's (or the decorator's `name="..."`, or its first
+//! argument when that is a string, as LangChain, CrewAI and the MCP SDK write it); the decorator's
 //! keyword arguments are the declaration of DESIGN §2.2, read as literals into a [`Node`] mapping
-//! and handed to [`declaration::tool_from_node`]; `description`, `arguments` and `result` come from
-//! the docstring and the type hints (see [`schema`]) unless the decorator gives them. Parameters:
-//! one without a default is required, a default makes it optional (recorded as `default` when it
-//! is a literal); `*args` and `**kwargs` are skipped with a warning (undeclared arguments are refused
-//! anyway); `self` is not special, since methods are not read. A syntax error is reported where
+//! and handed to [`declaration::tool_from_node`], except the frameworks' own: `args_schema=Model`
+//! gives the arguments, `annotations=` the MCP hints, and the rest (`return_direct`, `title`, …)
+//! are passed over. A keyword's value may be a name the module binds once to a literal.
+//! `description`, `arguments` and `result` come from the docstring and the type hints (see
+//! [`schema`]) unless the decorator gives them. Parameters: one without a default is required, a
+//! default makes it optional (recorded as `default` when it is a literal; `Field(...)` says more);
+//! parameters the framework fills in (`self`, `run_manager`, `config: RunnableConfig`,
+//! `ctx: Context`, `InjectedToolArg`) are left out; `*args` and `**kwargs` are skipped with a
+//! warning (undeclared arguments are refused anyway). A syntax error is reported where
 //! tree-sitter found it, and the tools the rest of the module declares are still read.
 
+mod class_tool;
+mod classes;
 mod codes;
+mod fields;
 mod literal;
 mod schema;
 mod syntax;
@@ -27,8 +37,9 @@ use serde_json::Value;
 use stalwart_diagnostics::{Diagnostic, FileId, Span};
 use tree_sitter::Node as TsNode;
 
+use self::classes::Classes;
 use self::literal::{Place, Source, children, docstring, literal};
-use self::schema::{Schemas, TypedDict, typed_dicts};
+use self::schema::Schemas;
 use self::syntax::{MAX_PASSES, blank_errors, syntax_errors, top_level_errors};
 use crate::declaration;
 use crate::node::{Key, Node, NodeKind};
@@ -175,27 +186,50 @@ fn read_tree(
         }
     }
     let aliases = tool_aliases(src, &statements);
-    let classes: Vec<TsNode<'_>> = statements
-        .iter()
-        .filter_map(|s| definition(*s))
-        .filter(|d| d.kind() == "class_definition")
-        .collect();
-    let dicts = typed_dicts(src, &classes);
+    let classes = Classes::find(src, &statements);
+    let module = Module {
+        aliases: &aliases,
+        classes: &classes,
+        constants: constants(src, &statements),
+    };
 
     let mut tools = Vec::new();
     for statement in &statements {
         match statement.kind() {
             "decorated_definition" => {
-                if let Some(tool) = read_decorated(src, *statement, &aliases, &dicts, diagnostics) {
+                if let Some(tool) = read_decorated(src, *statement, &module, diagnostics) {
                     tools.push(tool);
                 }
             }
             "class_definition" | "function_definition" => {
                 misplaced_in(src, *statement, &aliases, diagnostics)
             }
+            "expression_statement" => {
+                tools.extend(class_tool::from_function(
+                    src,
+                    *statement,
+                    &statements,
+                    &classes,
+                    diagnostics,
+                ));
+            }
             _ => {}
         }
     }
+    for class in classes.tools() {
+        if statements
+            .iter()
+            .any(|s| definition(*s) == Some(class.class))
+        {
+            tools.push(class_tool::read_class(
+                src,
+                class.class,
+                &classes,
+                diagnostics,
+            ));
+        }
+    }
+    tools.sort_by_key(|t| t.span.start);
     tools
 }
 
@@ -265,13 +299,57 @@ fn decorators(statement: TsNode<'_>) -> Vec<TsNode<'_>> {
         .collect()
 }
 
+/// What the whole module says that a tool's reading needs.
+struct Module<'m, 't> {
+    aliases: &'m [String],
+    classes: &'m Classes<'t>,
+    /// Names bound once, at the module's top level, to a literal (`DESCRIPTION = "..."`).
+    constants: Vec<(String, TsNode<'t>)>,
+}
+
+/// The module-level names bound exactly once to a literal, with the literal's node.
+fn constants<'t>(src: Source<'_>, statements: &[TsNode<'t>]) -> Vec<(String, TsNode<'t>)> {
+    let mut found: Vec<(String, Option<TsNode<'t>>)> = Vec::new();
+    for statement in statements
+        .iter()
+        .filter(|s| s.kind() == "expression_statement")
+    {
+        let Some(assignment) = children(*statement)
+            .into_iter()
+            .next()
+            .filter(|a| a.kind() == "assignment")
+        else {
+            continue;
+        };
+        let (Some(left), Some(right)) = (
+            assignment.child_by_field_name("left"),
+            assignment.child_by_field_name("right"),
+        ) else {
+            continue;
+        };
+        if left.kind() != "identifier" {
+            continue;
+        }
+        let name = src.text_of(left).to_string();
+        let value = literal::literal_value(src, right).map(|_| right);
+        match found.iter_mut().find(|(n, _)| *n == name) {
+            Some(entry) => entry.1 = None,
+            None => found.push((name, value)),
+        }
+    }
+    found
+        .into_iter()
+        .filter_map(|(n, v)| Some((n, v?)))
+        .collect()
+}
+
 fn read_decorated<'t>(
     src: Source<'_>,
     statement: TsNode<'t>,
-    aliases: &[String],
-    dicts: &[TypedDict<'t>],
+    module: &Module<'_, 't>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Option<FoundTool> {
+    let (aliases, classes) = (module.aliases, module.classes);
     let tool_decorators: Vec<(TsNode<'t>, Option<TsNode<'t>>)> = decorators(statement)
         .into_iter()
         .filter_map(|d| tool_decorator(src, d, aliases).map(|args| (d, args)))
@@ -302,8 +380,15 @@ fn read_decorated<'t>(
     let mut name = Spanned::new(src.text_of(name_node).to_string(), src.span(name_node));
     let ctx = format!("tool `{}`: ", name.value);
     let decorator_span = src.span(children(first).into_iter().next().unwrap_or(first));
-    let (node, renamed) = keywords(src, args, decorator_span, &ctx, diagnostics);
-    if let Some(renamed) = renamed {
+    let read = keywords(
+        src,
+        args,
+        decorator_span,
+        &ctx,
+        &module.constants,
+        diagnostics,
+    );
+    if let Some(renamed) = read.renamed {
         name = renamed;
     }
     let return_type = definition.child_by_field_name("return_type");
@@ -314,13 +399,20 @@ fn read_decorated<'t>(
         src.span(parameters).start.max(to_u32(header_end)),
     );
 
-    let mut schemas = Schemas::new(src, dicts, format!("tool `{}`: ", name.value));
-    let arguments = Spanned::new(schemas.arguments(parameters), src.span(parameters));
+    let mut schemas = Schemas::new(src, classes, format!("tool `{}`: ", name.value));
+    let arguments = match read.args_schema {
+        Some(model) => class_tool::model_arguments(&mut schemas, model),
+        None => Spanned::new(schemas.arguments(parameters), src.span(parameters)),
+    };
     let result = return_type.and_then(|r| schemas.result(r).map(|s| Spanned::new(s, src.span(r))));
     diagnostics.append(&mut schemas.diagnostics);
     let description = definition
         .child_by_field_name("body")
         .and_then(|body| docstring(src, body));
+    let mut node = read.node;
+    if let Some(annotations) = read.annotations {
+        node = with_annotations(node, annotations);
+    }
     Some(FoundTool {
         name,
         span,
@@ -331,34 +423,137 @@ fn read_decorated<'t>(
     })
 }
 
+/// Adds MCP annotations read from a decorator (`annotations=ToolAnnotations(readOnlyHint=True)`
+/// or a dictionary) to the declaration's keys, as an MCP answer's hints map to them; keys the
+/// decorator gives itself win.
+fn with_annotations(node: Node, annotations: Node) -> Node {
+    let mut decl = ToolDecl::named(
+        Spanned::new(String::new(), node.span),
+        ToolOrigin::Inline,
+        node.span,
+    );
+    let mut ignored = Vec::new();
+    crate::mcp::apply_annotations("", &annotations, &mut decl, &mut ignored);
+    let NodeKind::Map(mut entries) = node.kind else {
+        return node;
+    };
+    let mut add = |key: &str, value: NodeKind, span: Span| {
+        if !entries.iter().any(|(k, _)| k.name == key) {
+            entries.push((
+                Key {
+                    name: key.to_string(),
+                    span,
+                },
+                Node { kind: value, span },
+            ));
+        }
+    };
+    if let Some(e) = &decl.effects {
+        let word = match e.value {
+            crate::Effects::Reads => "reads",
+            crate::Effects::Changes => "changes",
+        };
+        add("effects", NodeKind::Str(word.to_string()), e.span);
+    }
+    if let Some(i) = &decl.idempotency {
+        let retry = (
+            Key {
+                name: "retry_safe".to_string(),
+                span: i.span,
+            },
+            Node {
+                kind: NodeKind::Bool(true),
+                span: i.span,
+            },
+        );
+        add("idempotency", NodeKind::Map(vec![retry]), i.span);
+    }
+    if let Some(r) = &decl.reads_outside {
+        add("reads_outside", NodeKind::Bool(r.value), r.span);
+    }
+    if let Some(o) = &decl.sends_out {
+        add("sends_out", NodeKind::Bool(o.value), o.span);
+    }
+    Node {
+        kind: NodeKind::Map(entries),
+        span: node.span,
+    }
+}
+
 fn to_u32(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
 
-/// The decorator's keyword arguments as a mapping, and the `name=` it gives, if any.
-fn keywords(
+/// What a tool decorator's arguments say.
+struct DecoratorArgs<'t> {
+    /// Stalwart's keys (DESIGN §2.2), as a mapping.
+    node: Node,
+    /// `name=` (or the first positional argument, a string, as LangChain, CrewAI and the MCP SDK
+    /// write it).
+    renamed: Option<Spanned<String>>,
+    /// `args_schema=Model`: the class whose fields are the arguments.
+    args_schema: Option<TsNode<'t>>,
+    /// `annotations=ToolAnnotations(...)` or a dictionary of MCP hints.
+    annotations: Option<Node>,
+}
+
+/// Keyword arguments of the tool decorators of LangChain (`@tool`), CrewAI (`@tool`) and the MCP
+/// SDK (`@mcp.tool()`) that say nothing the check reads: passed over without a word, so that a
+/// module written for those frameworks reads as it is.
+const FRAMEWORK_KEYWORDS: &[&str] = &[
+    "return_direct",
+    "response_format",
+    "parse_docstring",
+    "error_on_invalid_docstring",
+    "infer_schema",
+    "result_as_answer",
+    "title",
+    "tags",
+    "meta",
+    "icons",
+    "structured_output",
+    "output_schema",
+    "enabled",
+    "exclude_args",
+    "serializer",
+    "max_usage_count",
+    "context_kwarg",
+    "extras",
+];
+
+/// The decorator's keyword arguments as a mapping, and what else they say.
+fn keywords<'t>(
     src: Source<'_>,
-    args: Option<TsNode<'_>>,
+    args: Option<TsNode<'t>>,
     bare_span: Span,
     ctx: &str,
+    constants: &[(String, TsNode<'t>)],
     diagnostics: &mut Vec<Diagnostic>,
-) -> (Node, Option<Spanned<String>>) {
+) -> DecoratorArgs<'t> {
+    let mut out = DecoratorArgs {
+        node: Node {
+            kind: NodeKind::Map(Vec::new()),
+            span: bare_span,
+        },
+        renamed: None,
+        args_schema: None,
+        annotations: None,
+    };
     let Some(args) = args else {
-        return (
-            Node {
-                kind: NodeKind::Map(Vec::new()),
-                span: bare_span,
-            },
-            None,
-        );
+        return out;
     };
     let mut entries: Vec<(Key, Node)> = Vec::new();
     let mut seen: Vec<Key> = Vec::new();
-    let mut renamed = None;
-    for arg in children(args) {
+    for (position, arg) in children(args).into_iter().enumerate() {
         match arg.kind() {
             "keyword_argument" => {}
             "ERROR" => continue,
+            "string" if position == 0 => {
+                if let Some(value) = literal(src, arg, &Place { ctx, key: "name" }, diagnostics) {
+                    set_name(&mut out.renamed, value, ctx, diagnostics);
+                }
+                continue;
+            }
             _ => {
                 diagnostics.push(
                     Diagnostic::error(
@@ -395,6 +590,26 @@ fn keywords(
             continue;
         }
         seen.push(key.clone());
+        match key.name.as_str() {
+            "args_schema" => {
+                out.args_schema = Some(value_node);
+                continue;
+            }
+            "annotations" => {
+                out.annotations = class_tool::hints(src, value_node);
+                continue;
+            }
+            name if FRAMEWORK_KEYWORDS.contains(&name) => continue,
+            _ => {}
+        }
+        // A name the module binds once to a literal reads as that literal.
+        let value_node = match value_node.kind() {
+            "identifier" => constants
+                .iter()
+                .find(|(n, _)| n == src.text_of(value_node))
+                .map_or(value_node, |(_, literal)| *literal),
+            _ => value_node,
+        };
         let place = Place {
             ctx,
             key: &key.name,
@@ -409,36 +624,44 @@ fn keywords(
             continue;
         };
         if key.name == "name" {
-            match value.kind {
-                NodeKind::Str(s) if !s.is_empty() => renamed = Some(Spanned::new(s, value.span)),
-                NodeKind::Str(_) => diagnostics.push(
-                    Diagnostic::error(
-                        codes::BAD_TOOL_NAME,
-                        value.span,
-                        format!("{ctx}`name` is empty"),
-                    )
-                    .with_label("expected the tool's name"),
-                ),
-                _ => diagnostics.push(
-                    Diagnostic::error(
-                        codes::BAD_TOOL_NAME,
-                        value.span,
-                        format!("{ctx}`name` must be a string, found {}", value.describe()),
-                    )
-                    .with_label("expected the tool's name"),
-                ),
-            }
+            set_name(&mut out.renamed, value, ctx, diagnostics);
             continue;
         }
         entries.push((key, value));
     }
-    (
-        Node {
-            kind: NodeKind::Map(entries),
-            span: src.span(args),
-        },
-        renamed,
-    )
+    out.node = Node {
+        kind: NodeKind::Map(entries),
+        span: src.span(args),
+    };
+    out
+}
+
+/// A decorator's `name` (keyword or first positional): a non-empty string.
+fn set_name(
+    renamed: &mut Option<Spanned<String>>,
+    value: Node,
+    ctx: &str,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    match value.kind {
+        NodeKind::Str(s) if !s.is_empty() => *renamed = Some(Spanned::new(s, value.span)),
+        NodeKind::Str(_) => diagnostics.push(
+            Diagnostic::error(
+                codes::BAD_TOOL_NAME,
+                value.span,
+                format!("{ctx}`name` is empty"),
+            )
+            .with_label("expected the tool's name"),
+        ),
+        _ => diagnostics.push(
+            Diagnostic::error(
+                codes::BAD_TOOL_NAME,
+                value.span,
+                format!("{ctx}`name` must be a string, found {}", value.describe()),
+            )
+            .with_label("expected the tool's name"),
+        ),
+    }
 }
 
 /// Reports tool decorators inside a class or function body: only module-level functions are tools.

@@ -6,71 +6,46 @@
 //! | `str`, `int`, `float`, `bool`, `None` | `string`, `integer`, `number`, `boolean`, `null` |
 //! | `list`, `List[X]`, `list[X]`, `Sequence[X]`, `tuple[X, ...]`, `set[X]` | `array` (with `items` when given) |
 //! | `dict`, `Dict[K, V]`, `Mapping[K, V]` | `object` (with `additionalProperties: V` when given) |
+//! | `datetime`, `date`, `UUID` | `string` with `format` `date-time`, `date`, `uuid` |
+//! | `EmailStr`, `AnyUrl`/`HttpUrl`/`AnyHttpUrl` | `string` with `format` `email`, `uri` |
+//! | `time`, `timedelta`, `Path`, `bytes`, `SecretStr` | `string` |
+//! | `Decimal` | `number` or `string` |
 //! | `Optional[X]`, `X \| None`, `Union[X, None]` | `anyOf: [X, {type: null}]` |
 //! | `Union[A, B]`, `A \| B` | `anyOf: [A, B]` (one member: that member) |
 //! | `Literal["a", 1]` | `enum: ["a", 1]` |
-//! | `Annotated[X, …]`, `Required[X]`, `NotRequired[X]` | `X` |
+//! | `Annotated[X, …]`, `Required[X]`, `NotRequired[X]` | `X`, with what a `Field(...)` among `…` says |
 //! | `Any`, `object`, no annotation | no constraint (`{}`) |
-//! | a TypedDict class of the module | `object` with `properties` and `required` |
+//! | a TypedDict, Pydantic model or dataclass of the module | `object` with `properties` and `required` |
+//! | an `Enum` of the module | `enum` of its members' values |
 //! | anything else | no constraint, and a warning |
 //!
 //! `typing.`, `typing_extensions.`, `collections.abc.` and `builtins.` prefixes are allowed. A string
 //! annotation (`"Order"`) is read when it is a plain name. A TypedDict's keys are all required
 //! unless the class says `total=False`; `Required[...]`/`NotRequired[...]` override per key; bases
-//! that are TypedDicts of the module contribute their keys first. In the arguments a TypedDict is
-//! closed (`additionalProperties: false`: a model may not invent keys); in a result it is open (a
-//! tool may return more than it declares; what it declares is checked).
+//! that are TypedDicts of the module contribute their keys first. A Pydantic model's or a
+//! dataclass's fields are its annotated class attributes (not `ClassVar`, not `_private`, not
+//! `model_config`), its bases' first; a field is required unless it has a default (`= value`,
+//! `Field(default)`, `Field(default_factory=…)`), and `Field(...)` adds its constraints
+//! (`python::fields`). `Optional[X]` without a default is required and may be `null`, as
+//! Pydantic has it. In the arguments these objects are closed (`additionalProperties: false`: a
+//! model may not invent keys); in a result they are open (a tool may return more than it declares;
+//! what it declares is checked). A bare `dict` (or `dict[str, Any]`) is `additionalProperties: {}`:
+//! its members are free, which the check's rule on undeclared members needs said.
+//!
+//! Parameters the framework fills in, not the model, are not arguments: `self`, `cls`,
+//! `run_manager`, `callbacks`, and any parameter annotated `Context`, `RunnableConfig`,
+//! `ToolRuntime`, `CallbackManagerForToolRun` (sync or async), or `Annotated[…, InjectedToolArg]`
+//! (`InjectedState`, `InjectedStore`, `InjectedToolCallId` likewise).
 
 use serde_json::{Map, Value, json};
 use stalwart_diagnostics::Diagnostic;
 use tree_sitter::Node as TsNode;
 
+use super::classes::{ClassKind, Classes, assignments, bases, last_part};
 use super::codes;
+use super::fields::{self, FieldInfo};
 use super::literal::{MAX_DEPTH, Source, children, decode, literal_value};
 use crate::node::NodeKind;
-
-/// A TypedDict class of the module, by name.
-pub(super) struct TypedDict<'t> {
-    pub name: String,
-    pub class: TsNode<'t>,
-}
-
-/// The module-level classes that are TypedDicts: a base is `TypedDict` (any prefix) or an
-/// earlier TypedDict of the module.
-pub(super) fn typed_dicts<'t>(src: Source<'_>, classes: &[TsNode<'t>]) -> Vec<TypedDict<'t>> {
-    let mut found: Vec<TypedDict<'t>> = Vec::new();
-    for class in classes {
-        let Some(name) = class.child_by_field_name("name") else {
-            continue;
-        };
-        let is_typed_dict = bases(*class).iter().any(|base| {
-            let text = src.text_of(*base);
-            text == "TypedDict"
-                || text.ends_with(".TypedDict")
-                || found.iter().any(|d| d.name == text)
-        });
-        if is_typed_dict {
-            found.push(TypedDict {
-                name: src.text_of(name).to_string(),
-                class: *class,
-            });
-        }
-    }
-    found
-}
-
-/// A class's positional bases.
-fn bases(class: TsNode<'_>) -> Vec<TsNode<'_>> {
-    class
-        .child_by_field_name("superclasses")
-        .map(|list| {
-            children(list)
-                .into_iter()
-                .filter(|c| c.kind() != "keyword_argument")
-                .collect()
-        })
-        .unwrap_or_default()
-}
 
 /// A type hint, whatever node tree-sitter made of it.
 enum Hint<'t> {
@@ -184,7 +159,7 @@ const WRAPPERS: [&str; 4] = ["Annotated", "Required", "NotRequired", "ReadOnly"]
 /// Builds schemas for one tool, collecting warnings and errors.
 pub(super) struct Schemas<'s, 't> {
     pub src: Source<'s>,
-    pub dicts: &'s [TypedDict<'t>],
+    pub classes: &'s Classes<'t>,
     /// Message prefix (`tool `x`: `).
     pub ctx: String,
     pub diagnostics: Vec<Diagnostic>,
@@ -195,10 +170,10 @@ pub(super) struct Schemas<'s, 't> {
 }
 
 impl<'s, 't> Schemas<'s, 't> {
-    pub fn new(src: Source<'s>, dicts: &'s [TypedDict<'t>], ctx: String) -> Self {
+    pub fn new(src: Source<'s>, classes: &'s Classes<'t>, ctx: String) -> Self {
         Self {
             src,
-            dicts,
+            classes,
             ctx,
             diagnostics: Vec::new(),
             closed: true,
@@ -242,20 +217,75 @@ impl<'s, 't> Schemas<'s, 't> {
             };
             let Some(name) = name else { continue };
             let name = self.src.text_of(name).to_string();
+            if self.injected(&name, ty) {
+                continue;
+            }
+            let info = fields::from_default(self.src, default);
             let mut schema = ty.map_or_else(|| json!({}), |t| self.schema(t, 0));
-            match default {
-                Some(value) => {
-                    if let (Some(literal), Value::Object(map)) =
-                        (literal_value(self.src, value), &mut schema)
-                    {
-                        map.insert("default".to_string(), literal.to_json());
-                    }
-                }
-                None => required.push(Value::String(name.clone())),
+            fields::apply(&mut schema, &info);
+            if !info.optional {
+                required.push(Value::String(name.clone()));
             }
             properties.insert(name, schema);
         }
         object(properties, required, true)
+    }
+
+    /// The `arguments` schema of a model named by `args_schema=` (a class of the module): its
+    /// fields, closed. A name the module does not define gives no argument, with a warning.
+    pub fn model_arguments(&mut self, model: TsNode<'_>) -> Value {
+        self.closed = true;
+        let name = name_of(self.src.text_of(model));
+        match self.classes.position(&name) {
+            Some(index) => self.class(model, index, 0),
+            None => {
+                self.diagnostics.push(
+                    Diagnostic::warning(
+                        codes::UNKNOWN_TYPE,
+                        self.src.span(model),
+                        format!(
+                            "{}the arguments model `{}` is not defined in this module: no argument is declared",
+                            self.ctx,
+                            self.src.text_of(model)
+                        ),
+                    )
+                    .with_label("not a Pydantic model, dataclass or TypedDict of this module")
+                    .with_help("define the model in the module, or declare `arguments` under `overrides:` in agent.yaml"),
+                );
+                object(Map::new(), Vec::new(), true)
+            }
+        }
+    }
+
+    /// Whether a parameter is filled in by the framework rather than given by the model.
+    fn injected(&self, name: &str, ty: Option<TsNode<'_>>) -> bool {
+        if matches!(name, "self" | "cls" | "run_manager" | "callbacks") {
+            return true;
+        }
+        let Some(ty) = ty else {
+            return false;
+        };
+        let text = self.src.text_of(ty);
+        let base = text.split('[').next().unwrap_or(text).trim();
+        if matches!(
+            last_part(base),
+            "Context"
+                | "RunnableConfig"
+                | "ToolRuntime"
+                | "CallbackManagerForToolRun"
+                | "AsyncCallbackManagerForToolRun"
+        ) {
+            return true;
+        }
+        last_part(base) == "Annotated"
+            && [
+                "InjectedToolArg",
+                "InjectedState",
+                "InjectedStore",
+                "InjectedToolCallId",
+            ]
+            .iter()
+            .any(|marker| text.contains(marker))
     }
 
     /// The `result` schema of a return annotation: `None` for `-> None` and for a type with no
@@ -329,10 +359,26 @@ impl<'s, 't> Schemas<'s, 't> {
             "bool" => json!({"type": "boolean"}),
             "None" | "NoneType" => json!({"type": "null"}),
             "Any" | "object" => json!({}),
+            "datetime" | "datetime.datetime" | "AwareDatetime" | "NaiveDatetime" => {
+                json!({"type": "string", "format": "date-time"})
+            }
+            "date" | "datetime.date" => json!({"type": "string", "format": "date"}),
+            "UUID" | "uuid.UUID" | "UUID1" | "UUID3" | "UUID4" | "UUID5" => {
+                json!({"type": "string", "format": "uuid"})
+            }
+            "EmailStr" | "pydantic.EmailStr" => json!({"type": "string", "format": "email"}),
+            "AnyUrl" | "HttpUrl" | "AnyHttpUrl" | "pydantic.AnyUrl" | "pydantic.HttpUrl" => {
+                json!({"type": "string", "format": "uri"})
+            }
+            "time" | "datetime.time" | "timedelta" | "datetime.timedelta" | "Path"
+            | "pathlib.Path" | "PurePath" | "bytes" | "SecretStr" | "pydantic.SecretStr" => {
+                json!({"type": "string"})
+            }
+            "Decimal" | "decimal.Decimal" => json!({"type": ["number", "string"]}),
             _ if ARRAYS.contains(&name) => json!({"type": "array"}),
-            _ if OBJECTS.contains(&name) => json!({"type": "object"}),
-            _ => match self.dicts.iter().position(|d| d.name == name) {
-                Some(index) => self.typed_dict(node, index, depth),
+            _ if OBJECTS.contains(&name) => json!({"type": "object", "additionalProperties": {}}),
+            _ => match self.classes.position(name) {
+                Some(index) => self.class(node, index, depth),
                 None => self.unknown(node),
             },
         }
@@ -347,6 +393,23 @@ impl<'s, 't> Schemas<'s, 't> {
                 self.union(node, depth)
             }
             "Literal" => self.literal(node, args),
+            "Annotated" => match args.split_first() {
+                Some((inner, metadata)) => {
+                    let mut schema = self.schema(*inner, depth + 1);
+                    for item in metadata {
+                        let item = if item.kind() == "type" {
+                            children(*item).into_iter().next().unwrap_or(*item)
+                        } else {
+                            *item
+                        };
+                        if fields::is_field_call(self.src, item) {
+                            fields::apply(&mut schema, &fields::from_call(self.src, item));
+                        }
+                    }
+                    schema
+                }
+                None => self.bad_hint(node, "`Annotated[...]` needs a type"),
+            },
             _ if WRAPPERS.contains(&name) => match args.first() {
                 Some(inner) => self.schema(*inner, depth + 1),
                 None => self.bad_hint(node, &format!("`{name}[...]` needs a type")),
@@ -375,19 +438,15 @@ impl<'s, 't> Schemas<'s, 't> {
             _ if OBJECTS.contains(&name) => match args {
                 [_, value] => {
                     let values = self.schema(*value, depth + 1);
-                    if values.as_object().is_some_and(Map::is_empty) {
-                        json!({"type": "object"})
-                    } else {
-                        json!({"type": "object", "additionalProperties": values})
-                    }
+                    json!({"type": "object", "additionalProperties": values})
                 }
                 _ => self.bad_hint(
                     node,
                     &format!("`{name}[...]` takes two types: keys and values"),
                 ),
             },
-            _ => match self.dicts.iter().position(|d| d.name == name) {
-                Some(index) => self.typed_dict(node, index, depth),
+            _ => match self.classes.position(name) {
+                Some(index) => self.class(node, index, depth),
                 None => self.unknown(node),
             },
         }
@@ -479,30 +538,99 @@ impl<'s, 't> Schemas<'s, 't> {
         json!({"enum": values})
     }
 
-    fn typed_dict(&mut self, node: TsNode<'_>, index: usize, depth: u32) -> Value {
-        let Some(dict) = self.dicts.get(index) else {
+    /// The schema of a class of the module: an object for a TypedDict, a model or a dataclass,
+    /// an `enum` for an enumeration.
+    fn class(&mut self, node: TsNode<'_>, index: usize, depth: u32) -> Value {
+        let Some(class) = self.classes.all.get(index) else {
             return json!({});
         };
-        if self.stack.contains(&dict.name) {
+        let (kind, class_node) = (class.kind, class.class);
+        let name = class.names.first().cloned().unwrap_or_default();
+        match kind {
+            ClassKind::Enum => return self.enumeration(class_node),
+            ClassKind::Tool => return self.unknown(node),
+            ClassKind::TypedDict | ClassKind::Model | ClassKind::Dataclass => {}
+        }
+        if self.stack.contains(&name) {
             self.diagnostics.push(
                 Diagnostic::warning(
                     codes::RECURSIVE_TYPE,
                     self.src.span(node),
                     format!(
-                        "{}`{}` contains itself: the inner `{}` is not checked",
-                        self.ctx, dict.name, dict.name
+                        "{}`{name}` contains itself: the inner `{name}` is not checked",
+                        self.ctx
                     ),
                 )
                 .with_label("recursive use"),
             );
             return json!({});
         }
-        self.stack.push(dict.name.clone());
+        self.stack.push(name);
         let mut properties = Map::new();
         let mut required = Vec::new();
-        self.fields(dict.class, depth, &mut properties, &mut required);
+        if kind == ClassKind::TypedDict {
+            self.fields(class_node, depth, &mut properties, &mut required);
+        } else {
+            self.model_fields(class_node, depth, &mut properties, &mut required);
+        }
         self.stack.pop();
         object(properties, required, self.closed)
+    }
+
+    /// An enumeration's members' literal values, in order.
+    fn enumeration(&mut self, class: TsNode<'_>) -> Value {
+        let values: Vec<Value> = assignments(self.src, class)
+            .into_iter()
+            .filter(|(name, ty, _)| ty.is_none() && !self.src.text_of(*name).starts_with('_'))
+            .filter_map(|(_, _, value)| literal_value(self.src, value?))
+            .map(|v| v.to_json())
+            .collect();
+        if values.is_empty() {
+            json!({})
+        } else {
+            json!({"enum": values})
+        }
+    }
+
+    /// A Pydantic model's or a dataclass's fields, its bases' first.
+    fn model_fields(
+        &mut self,
+        class: TsNode<'_>,
+        depth: u32,
+        properties: &mut Map<String, Value>,
+        required: &mut Vec<Value>,
+    ) {
+        if depth > MAX_DEPTH {
+            return;
+        }
+        for base in bases(class) {
+            let base_name = name_of(self.src.text_of(base));
+            if let Some(parent) = self
+                .classes
+                .get(&base_name)
+                .filter(|c| c.class != class && c.kind != ClassKind::Tool)
+            {
+                let parent = parent.class;
+                self.model_fields(parent, depth + 1, properties, required);
+            }
+        }
+        for (left, ty, value) in assignments(self.src, class) {
+            let key = self.src.text_of(left).to_string();
+            let Some(ty) = ty else { continue };
+            let hint = name_of(self.src.text_of(ty));
+            if key.starts_with('_') || key == "model_config" || hint.starts_with("ClassVar") {
+                continue;
+            }
+            let info: FieldInfo = fields::from_default(self.src, value);
+            let mut schema = self.schema(ty, depth + 1);
+            fields::apply(&mut schema, &info);
+            let key = info.alias.clone().unwrap_or(key);
+            required.retain(|k| k.as_str() != Some(key.as_str()));
+            if !info.optional {
+                required.push(Value::String(key.clone()));
+            }
+            properties.insert(key, schema);
+        }
     }
 
     /// A TypedDict's keys, its bases' first.
@@ -519,9 +647,9 @@ impl<'s, 't> Schemas<'s, 't> {
         for base in bases(class) {
             let base_name = name_of(self.src.text_of(base));
             if let Some(parent) = self
-                .dicts
-                .iter()
-                .find(|d| d.name == base_name && d.class != class)
+                .classes
+                .get(&base_name)
+                .filter(|c| c.class != class && c.kind == ClassKind::TypedDict)
             {
                 let parent = parent.class;
                 self.fields(parent, depth + 1, properties, required);
@@ -539,26 +667,8 @@ impl<'s, 't> Schemas<'s, 't> {
                     && k.child_by_field_name("value")
                         .is_some_and(|v| v.kind() == "false")
             });
-        let Some(body) = class.child_by_field_name("body") else {
-            return;
-        };
-        for statement in children(body) {
-            let Some(assignment) = children(statement)
-                .into_iter()
-                .next()
-                .filter(|a| a.kind() == "assignment")
-            else {
-                continue;
-            };
-            let (Some(left), Some(ty)) = (
-                assignment.child_by_field_name("left"),
-                assignment.child_by_field_name("type"),
-            ) else {
-                continue;
-            };
-            if left.kind() != "identifier" {
-                continue;
-            }
+        for (left, ty, _) in assignments(self.src, class) {
+            let Some(ty) = ty else { continue };
             let key = self.src.text_of(left).to_string();
             let is_required = match view(self.src, ty) {
                 Hint::Generic(name, _) if name == "Required" => true,
@@ -585,8 +695,8 @@ impl<'s, 't> Schemas<'s, 't> {
                     self.src.text_of(node)
                 ),
             )
-            .with_label("not a builtin type, a `typing` form or a TypedDict of this module")
-            .with_help("declare it as a TypedDict in this module, or use a builtin type"),
+            .with_label("not a builtin type, a `typing` form or a class of this module")
+            .with_help("declare it in this module (a TypedDict, a Pydantic model, a dataclass or an enumeration), or use a builtin type"),
         );
         json!({})
     }

@@ -339,9 +339,12 @@ fn list_type_hints() {
 
 #[test]
 fn dict_type_hints() {
-    assert_eq!(argument_schema("dict"), json!({"type": "object"}));
-    assert_eq!(argument_schema("Dict"), json!({"type": "object"}));
-    assert_eq!(argument_schema("dict[str, Any]"), json!({"type": "object"}));
+    // A dictionary's members are free: said with an `additionalProperties` schema, since the
+    // check refuses members nothing declares.
+    let free = json!({"type": "object", "additionalProperties": {}});
+    assert_eq!(argument_schema("dict"), free);
+    assert_eq!(argument_schema("Dict"), free);
+    assert_eq!(argument_schema("dict[str, Any]"), free);
     assert_eq!(
         argument_schema("Dict[str, int]"),
         json!({"type": "object", "additionalProperties": {"type": "integer"}})
@@ -515,13 +518,14 @@ fn defaults_make_arguments_optional_and_are_recorded() {
 
 #[test]
 fn positional_only_marker_and_unannotated_parameters() {
+    // `self` is the object, not an argument the model gives.
     let t = single("@tool\ndef f(self, a, /, b): pass\n");
     assert_eq!(
         t.arguments.value,
         json!({
             "type": "object",
-            "properties": {"self": {}, "a": {}, "b": {}},
-            "required": ["self", "a", "b"],
+            "properties": {"a": {}, "b": {}},
+            "required": ["a", "b"],
             "additionalProperties": false
         })
     );

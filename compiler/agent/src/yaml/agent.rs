@@ -4,17 +4,26 @@ use stalwart_diagnostics::{Diagnostic, FileId, Span, did_you_mean};
 
 use super::graph;
 use crate::codes;
-use crate::declaration::tool_from_node;
+use crate::declaration::{OVERRIDE_KEYS, tool_from_node};
 use crate::node::read::{Reader, entry_span};
 use crate::node::{Key, Node, NodeKind};
 use crate::{
-    AgentDecl, AgentFile, ExitAfter, FactDecl, OnUnread, Parse, Spanned, ToolEntry, ToolOrigin,
-    Trust,
+    AgentDecl, AgentFile, ExitAfter, FactDecl, OnUnread, OverrideDecl, Parse, Spanned, ToolEntry,
+    ToolOrigin, Trust,
 };
 
 /// The keys of agent.yaml's top level.
 pub(crate) const TOP_KEYS: &[&str] = &[
-    "agents", "tools", "rulebook", "facts", "settings", "budget", "steps", "channels", "stores",
+    "agents",
+    "tools",
+    "rulebook",
+    "facts",
+    "settings",
+    "budget",
+    "steps",
+    "channels",
+    "stores",
+    "overrides",
 ];
 /// The keys of one agent.
 pub(crate) const AGENT_KEYS: &[&str] = &[
@@ -71,6 +80,7 @@ pub(super) fn read_agent_file(node: &Node, file: FileId) -> Parse<AgentFile> {
             "steps" => out.steps = graph::read_steps(&mut r, value),
             "channels" => out.channels = graph::read_channels(&mut r, value),
             "stores" => out.stores = graph::read_stores(&mut r, value),
+            "overrides" => out.overrides = read_overrides(&mut r, value),
             _ => {}
         }
     }
@@ -333,6 +343,60 @@ fn read_tool_entry(r: &mut Reader, item: &Node) -> Option<ToolEntry> {
     }
 }
 
+/// `overrides:`: a mapping from tool names to the fields agent.yaml sets for them.
+fn read_overrides(r: &mut Reader, node: &Node) -> Vec<OverrideDecl> {
+    let mut out = Vec::new();
+    let expected = "a mapping from tool names to the fields to set";
+    for (key, value) in section(r, "overrides", node, expected) {
+        let Some(name) = name_of(r, key, "an overridden tool's") else {
+            continue;
+        };
+        let ctx = format!("override of `{}`: ", key.name);
+        let Some(fields) = body(r, "", &key.name, value, "a mapping of the fields to set") else {
+            continue;
+        };
+        if let Some((at, _)) = fields.iter().find(|(k, _)| k.name == "name") {
+            r.push(
+                Diagnostic::error(
+                    codes::UNKNOWN_KEY,
+                    at.span,
+                    format!("{ctx}an override cannot rename a tool"),
+                )
+                .with_label("`name` is not a field an override sets")
+                .with_help("the tool keeps the name its source gives it"),
+            );
+        }
+        let others: Vec<(Key, Node)> = fields
+            .iter()
+            .filter(|(k, _)| k.name != "name")
+            .cloned()
+            .collect();
+        r.check_keys(&ctx, "an override", &others, OVERRIDE_KEYS);
+        let known: Vec<(Key, Node)> = others
+            .into_iter()
+            .filter(|(k, _)| OVERRIDE_KEYS.contains(&k.name.as_str()))
+            .collect();
+        let keys = known
+            .iter()
+            .map(|(k, _)| Spanned::new(k.name.clone(), k.span))
+            .collect();
+        let mapping = Node {
+            kind: NodeKind::Map(known),
+            span: value.span,
+        };
+        let parsed = tool_from_node(&mapping, ToolOrigin::Inline, Some(name.clone()));
+        r.diagnostics.extend(parsed.diagnostics);
+        let Some(decl) = parsed.value else { continue };
+        out.push(OverrideDecl {
+            tool: name,
+            decl,
+            keys,
+            span: entry_span(key, value),
+        });
+    }
+    out
+}
+
 fn read_facts(r: &mut Reader, node: &Node) -> Vec<FactDecl> {
     let mut facts = Vec::new();
     for (key, value) in section(r, "facts", node, "a mapping from fact names to facts") {
@@ -526,6 +590,20 @@ pub(crate) fn parse_duration(text: &str) -> Result<u64, String> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn json_surrogate_pairs_read_as_one_character_and_keep_spans() {
+        let text = r#"{"d": "\ud83c\udf1f star", "e": "x\\ud83c"}"#;
+        let parsed = crate::yaml::to_node(FileId(0), text);
+        assert_eq!(parsed.diagnostics, vec![]);
+        let node = parsed.value.unwrap();
+        assert_eq!(
+            node.to_json(),
+            json!({"d": "\u{1F31F} star", "e": "x\\ud83c"})
+        );
+        let e = node.get("e").unwrap();
+        assert_eq!(text.get(e.span.range()), Some(r#""x\\ud83c""#));
+    }
 
     #[test]
     fn durations_read_every_unit() {

@@ -131,6 +131,7 @@ impl Ctx<'_> {
                             format!("execute {tool}"),
                         ));
                     } else if !name.is_empty()
+                        && !name.starts_with('$')
                         && bot.utterance().is_none()
                         && !BUILTIN_BOT_MESSAGES.contains(&name)
                         && !self.messages.contains(&name)

@@ -14,9 +14,9 @@ pub const BAD_COLANG_VERSION: Code = Code {
     id: "E1610",
     slug: "unknown-colang-version",
 };
-/// A key of the config the check does not read (it shapes prompts).
+/// A key of the config the check does not read (it shapes prompts): a note.
 pub const IGNORED_KEY: Code = Code {
-    id: "W1611",
+    id: "N1611",
     slug: "config-key-ignored",
 };
 /// Config files disagree on `colang_version`.
@@ -107,7 +107,7 @@ pub fn read_config(files: &[(Node, Vec<Diagnostic>)]) -> NemoConfig {
                 "rails" => read_rails(value, &mut config.rails),
                 "instructions" | "sample_conversation" | "prompts" => {
                     config.diagnostics.push(
-                        Diagnostic::warning(
+                        Diagnostic::note(
                             IGNORED_KEY,
                             key.span,
                             format!("`{}` is ignored", key.name),

@@ -32,6 +32,8 @@ pub struct Library {
     pub v1_bot_messages: BTreeSet<String>,
     /// 2.x modules by import path (`core`, `nemoguardrails/library/self_check/input_check`).
     pub v2_modules: BTreeMap<String, Vec<LibraryFlow>>,
+    /// What each 2.x module imports itself.
+    pub v2_imports: BTreeMap<String, Vec<String>>,
     /// The actions the library's flows run, as tool names (`self_check_input`).
     pub actions: BTreeSet<String>,
 }
@@ -60,8 +62,13 @@ pub fn read(text: &str) -> Library {
         return Library::default();
     };
     let mut modules = BTreeMap::new();
+    let mut imports = BTreeMap::new();
     if let Some(ms) = v.pointer("/v2/modules").and_then(Value::as_object) {
         for (path, m) in ms {
+            imports.insert(
+                path.clone(),
+                strings(m.get("imports")).into_iter().collect(),
+            );
             let flows = m
                 .get("flows")
                 .and_then(Value::as_array)
@@ -90,6 +97,7 @@ pub fn read(text: &str) -> Library {
         v1_flows: strings(v.pointer("/v1/flows")),
         v1_bot_messages: strings(v.pointer("/v1/bot_messages")),
         v2_modules: modules,
+        v2_imports: imports,
         actions,
     }
 }
@@ -100,6 +108,28 @@ impl Library {
     pub fn v2_module(&self, path: &str) -> Option<&[LibraryFlow]> {
         let path = path.trim_matches('"').trim_end_matches(".co");
         self.v2_modules.get(path).map(Vec::as_slice)
+    }
+
+    /// The modules an import of `paths` loads: each, and what each imports, at any depth, sorted.
+    pub fn v2_imports_closure<'a>(&self, paths: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+        let mut out: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+        let mut queue: Vec<String> = paths
+            .into_iter()
+            .map(|p| {
+                p.trim_matches('"')
+                    .trim_end_matches(".co")
+                    .replace('.', "/")
+            })
+            .collect();
+        while let Some(p) = queue.pop() {
+            if !self.v2_modules.contains_key(&p) || !out.insert(p.clone()) {
+                continue;
+            }
+            if let Some(more) = self.v2_imports.get(&p) {
+                queue.extend(more.iter().cloned());
+            }
+        }
+        out.into_iter().collect()
     }
 
     /// The module (by import path) whose flow this is, if a 2.x library module defines it.

@@ -311,13 +311,15 @@ pub fn rulebook_model<'db>(db: &'db dyn Db, set: RulebookSet<'db>) -> RulebookMo
         && model.intents.is_empty()
         && !diagnostics.iter().any(Diagnostic::is_error)
     {
-        let at = files
-            .first()
-            .map(|f| Span::new(f.id(db), 0, 0))
-            .or_else(|| set.configs(db).first().map(|f| Span::new(f.id(db), 0, 0)));
-        if let Some(at) = at {
+        let first = files.first().or_else(|| set.configs(db).first());
+        if let Some(first) = first {
+            let at = Span::new(first.id(db), 0, 0);
+            let message = format!(
+                "the rulebook `{}` defines nothing: it governs no tool",
+                first.name(db)
+            );
             diagnostics.push(
-                Diagnostic::warning(EMPTY_RULEBOOK, at, "the rulebook defines nothing")
+                Diagnostic::warning(EMPTY_RULEBOOK, at, message)
                     .with_label("no flow, intent or rule")
                     .with_note("it governs no tool: the check's other steps decide every call"),
             );

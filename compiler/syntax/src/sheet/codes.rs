@@ -107,3 +107,10 @@ pub const UNKNOWN_KEY: Code = Code {
     id: "E1521",
     slug: "sheet-unknown-key",
 };
+
+/// The header row separates its columns with `;` (as spreadsheets set to some locales save CSV):
+/// a sheet separates them with `,`. Nothing else of the sheet is read.
+pub const SEMICOLON_SEPARATED: Code = Code {
+    id: "E1522",
+    slug: "semicolon-separated",
+};

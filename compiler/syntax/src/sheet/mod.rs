@@ -143,6 +143,31 @@ struct Header {
 
 fn read_header(record: &Record, out: &mut Vec<Diagnostic>) -> Header {
     let mut index: [Option<usize>; 5] = [None; 5];
+    if let [only] = record.cells.as_slice()
+        && only.text.contains(';')
+        && only
+            .text
+            .split(';')
+            .any(|part| COLUMNS.contains(&part.trim().to_ascii_lowercase().as_str()))
+    {
+        out.push(
+            Diagnostic::error(
+                codes::SEMICOLON_SEPARATED,
+                only.span,
+                "the sheet's columns are separated by `;`",
+            )
+            .with_label("one column, with `;` inside it")
+            .with_note("a sheet separates its columns with `,`")
+            .with_help(
+                "save the sheet as CSV with `,` between the columns: `rule,tool,when,then,say`",
+            ),
+        );
+        return Header {
+            index,
+            width: 1,
+            complete: false,
+        };
+    }
     for (i, cell) in record.cells.iter().enumerate() {
         let name = cell.text.trim().to_ascii_lowercase();
         match COLUMNS.iter().position(|c| *c == name) {

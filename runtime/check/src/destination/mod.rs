@@ -103,6 +103,46 @@ pub fn has_destination_in(fields: &serde_json::Map<String, Value>) -> bool {
     .is_break()
 }
 
+/// [`find_destinations_in`] over the arguments `skip` does not name (arguments declared to carry
+/// a destination: `argument_kinds` `url` or `destination`).
+pub fn find_destinations_in_except(
+    fields: &serde_json::Map<String, Value>,
+    skip: impl Fn(&str) -> bool,
+) -> Vec<String> {
+    let mut found = Vec::new();
+    for (key, item) in fields.iter().filter(|(key, _)| !skip(key)) {
+        let mut visit = |text: &str| {
+            collect(text, &mut found);
+            ControlFlow::<()>::Continue(())
+        };
+        let _ = visit(key);
+        let _ = walk(item, 1, &mut visit);
+    }
+    found
+}
+
+/// [`has_destination_in`] over the arguments `skip` does not name.
+pub fn has_destination_in_except(
+    fields: &serde_json::Map<String, Value>,
+    skip: impl Fn(&str) -> bool,
+) -> bool {
+    let mut visit = |text: &str| {
+        if text_has_destination(text) {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    };
+    fields
+        .iter()
+        .filter(|(key, _)| !skip(key))
+        .try_for_each(|(key, item)| {
+            visit(key)?;
+            walk(item, 1, &mut visit)
+        })
+        .is_break()
+}
+
 fn walk_fields(
     fields: &serde_json::Map<String, Value>,
     depth: usize,

@@ -417,6 +417,17 @@ fn schema_nodes() -> Vec<SchemaNode> {
         SchemaNode {
             types: TypeSet::OBJECT,
             properties: vec![("status".into(), 1), ("amount".into(), 2)],
+            all_of: vec![7],
+            one_of: vec![1, 5],
+            reference: Some(6),
+            property_names: Some(7),
+            pattern_properties: vec![("^x-".into(), 5)],
+            ..SchemaNode::default()
+        },
+        // 7: a date-time
+        SchemaNode {
+            types: TypeSet::STRING,
+            format: Some(StringFormat::DateTime),
             ..SchemaNode::default()
         },
     ]
