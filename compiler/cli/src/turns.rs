@@ -57,8 +57,10 @@ pub enum TurnsCommand {
         store: StoreArgs,
         #[command(flatten)]
         turn: TurnArgs,
+        /// Only this call (its invocation number); default: everything the turn waits for.
         #[arg(long)]
         invocation: Option<u32>,
+        /// Who answers.
         #[arg(long)]
         by: String,
         /// Why, as the model reads it.
@@ -77,6 +79,7 @@ pub enum TurnsCommand {
         /// Call N did not run: run it again.
         #[arg(long)]
         rerun: Vec<u32>,
+        /// Who says it (recorded in the journal).
         #[arg(long)]
         by: String,
     },
@@ -86,8 +89,10 @@ pub enum TurnsCommand {
         store: StoreArgs,
         #[command(flatten)]
         turn: TurnArgs,
+        /// Who ends it (recorded in the journal).
         #[arg(long)]
         by: String,
+        /// Why (recorded in the journal).
         #[arg(long)]
         reason: Option<String>,
     },
@@ -98,6 +103,7 @@ pub struct StoreArgs {
     /// The store: `sqlite:PATH` (or a path) or `postgres://…`.
     #[arg(long)]
     store: String,
+    /// How to print the answer: `text` for a person, `json` for a script.
     #[arg(long, value_enum, default_value_t = OutFormat::Text)]
     format: OutFormat,
 }

@@ -145,7 +145,12 @@ pub fn load_rulebook<'db>(
                 .and_then(|p| db.load(&p)),
         );
     }
-    Ok(RulebookSet::new(db, files, configs, folder && paths.len() == 1))
+    Ok(RulebookSet::new(
+        db,
+        files,
+        configs,
+        folder && paths.len() == 1,
+    ))
 }
 
 /// The facts of a NeMo config folder as `RailsConfig.from_path` joins its files': messages by

@@ -363,6 +363,27 @@ proptest! {
 }
 
 #[test]
+fn a_false_alternative_declares_no_member() {
+    // `false` is compiled as an empty enumeration; an enumeration declares the members of the
+    // values it lists, and an empty one lists none.
+    for schema in [
+        json!({"anyOf": [{}, {"oneOf": [false]}]}),
+        json!({"anyOf": [{"type": "object"}, false]}),
+    ] {
+        assert_eq!(differ(&schema, &json!({"a": null})), None, "{schema}");
+        let compiled = schema_support::compile(&schema);
+        let args = json!({"a": null});
+        let Json::Object(args) = args else {
+            unreachable!()
+        };
+        assert!(
+            validate_arguments(compiled.body(), Some(compiled.schema.root), &args).is_some(),
+            "{schema}: a member nothing declares is refused"
+        );
+    }
+}
+
+#[test]
 fn enumerated_edges_agree_with_jsonschema() {
     let schemas = [
         json!({"type": "integer"}),

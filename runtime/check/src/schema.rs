@@ -446,7 +446,9 @@ impl<'r> Eval<'_, 'r> {
         if declared(node, name).is_some()
             || node.required.iter().any(|r| r.as_str() == name)
             || matches!(node.additional, ArchivedAdditional::Schema(_))
-            || node.has_enum
+            // An enumeration lists whole values, so it declares their members; `false` (an
+            // empty enumeration) declares none.
+            || (node.has_enum && !is_never(node))
             || node.constant.is_some()
             || self.pattern_finds(idx, node, name)?
         {

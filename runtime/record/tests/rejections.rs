@@ -89,25 +89,25 @@ fn wrong_magic() {
 #[test]
 fn wrong_version() {
     let mut bytes = encoded();
-    bytes[8..12].copy_from_slice(&3u32.to_le_bytes());
+    bytes[8..12].copy_from_slice(&2u32.to_le_bytes());
     let error = load_error(&bytes);
     assert!(matches!(
         error,
         LoadError::UnsupportedVersion {
-            found: 3,
-            supported: 2
+            found: 2,
+            supported: 3
         }
     ));
     assert_eq!(
         error.to_string(),
-        "unsupported record format version 3: this runtime reads version 2; \
+        "unsupported record format version 2: this runtime reads version 3; \
          compile the record again with a matching compiler"
     );
     // The version is checked before the length.
     let error = load_error(&bytes[..HEADER_LEN]);
     assert!(matches!(
         error,
-        LoadError::UnsupportedVersion { found: 3, .. }
+        LoadError::UnsupportedVersion { found: 2, .. }
     ));
 }
 

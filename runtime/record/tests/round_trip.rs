@@ -79,7 +79,7 @@ fn header_describes_the_body() {
     assert_eq!(record.body_bytes(), &bytes[HEADER_LEN..]);
     assert_eq!(&header.to_bytes()[..], &bytes[..HEADER_LEN]);
     assert_eq!(&bytes[..8], b"STLWREC\0");
-    assert_eq!(&bytes[8..12], &[2, 0, 0, 0]);
+    assert_eq!(&bytes[8..12], &[3, 0, 0, 0]);
     assert_eq!(&bytes[16..16 + COMPILER.len()], COMPILER.as_bytes());
     assert!(bytes[16 + COMPILER.len()..40].iter().all(|&b| b == 0));
 }
@@ -137,8 +137,8 @@ fn rich_body_bytes_are_pinned() {
     assert_eq!(blake3::hash(&bytes).to_hex().as_str(), PINNED_DIGEST);
 }
 
-const PINNED_LEN: usize = 4840;
-const PINNED_DIGEST: &str = "3215b47b9b73c542fe5c6f44178fc51599c2e69a4587428a2d686b4518a81b4b";
+const PINNED_LEN: usize = 5784;
+const PINNED_DIGEST: &str = "9a1ac91669f0154c8970c5acbdefc26b6c90fcc37400344bb41d1148a1548556";
 
 #[test]
 fn empty_body_round_trips() {
