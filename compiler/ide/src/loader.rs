@@ -106,13 +106,7 @@ impl WorkspaceLoader {
         state
             .buffers
             .keys()
-            .chain(
-                state
-                    .disk
-                    .iter()
-                    .filter(|(_, t)| t.is_ok())
-                    .map(|(p, _)| p),
-            )
+            .chain(state.disk.iter().filter(|(_, t)| t.is_ok()).map(|(p, _)| p))
             .filter(|p| p.starts_with(dir))
             .cloned()
             .collect()

@@ -14,7 +14,7 @@ use lsp_server::{Message, Notification, Request, RequestId, Response};
 use serde_json::{Value, json};
 
 /// How long the client waits for one message before it fails the test.
-const DEADLINE: Duration = Duration::from_secs(120);
+const DEADLINE: Duration = Duration::from_secs(60);
 
 pub struct Client {
     to_server: Sender<Message>,
@@ -64,7 +64,11 @@ impl Client {
             root,
             _dir: dir,
         };
-        let encodings = if utf8 { json!(["utf-8", "utf-16"]) } else { json!(["utf-16"]) };
+        let encodings = if utf8 {
+            json!(["utf-8", "utf-16"])
+        } else {
+            json!(["utf-16"])
+        };
         let init = client.request(
             "initialize",
             json!({
@@ -88,7 +92,10 @@ impl Client {
 
     pub fn notify(&self, method: &str, params: Value) {
         self.to_server
-            .send(Message::Notification(Notification::new(method.to_string(), params)))
+            .send(Message::Notification(Notification::new(
+                method.to_string(),
+                params,
+            )))
             .unwrap();
     }
 
@@ -97,7 +104,11 @@ impl Client {
         self.next_id += 1;
         let id = RequestId::from(self.next_id);
         self.to_server
-            .send(Message::Request(Request::new(id.clone(), method.to_string(), params)))
+            .send(Message::Request(Request::new(
+                id.clone(),
+                method.to_string(),
+                params,
+            )))
             .unwrap();
         id
     }
@@ -142,7 +153,11 @@ impl Client {
 
     /// Waits for diagnostics of `name` that `accept` takes (earlier publishes of the file are
     /// skipped: a check may publish a state on the way).
-    pub fn diagnostics_until(&mut self, name: &str, accept: impl Fn(&[Value]) -> bool) -> Vec<Value> {
+    pub fn diagnostics_until(
+        &mut self,
+        name: &str,
+        accept: impl Fn(&[Value]) -> bool,
+    ) -> Vec<Value> {
         let uri = self.uri(name);
         loop {
             let n = self.next_notification();
@@ -150,7 +165,10 @@ impl Client {
                 eprintln!("{} {}", n.method, n.params);
             }
             if n.method == "textDocument/publishDiagnostics" && n.params["uri"] == uri {
-                let list = n.params["diagnostics"].as_array().cloned().unwrap_or_default();
+                let list = n.params["diagnostics"]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default();
                 if accept(&list) {
                     return list;
                 }
@@ -161,7 +179,10 @@ impl Client {
     /// Waits for the next diagnostics of `name` with these codes, in order.
     pub fn diagnostics_with_codes(&mut self, name: &str, codes: &[&str]) -> Vec<Value> {
         self.diagnostics_until(name, |list| {
-            list.iter().map(|d| d["code"].as_str().unwrap_or("")).collect::<Vec<_>>() == codes
+            list.iter()
+                .map(|d| d["code"].as_str().unwrap_or(""))
+                .collect::<Vec<_>>()
+                == codes
         })
     }
 
@@ -171,7 +192,11 @@ impl Client {
     }
 
     pub fn open_text(&self, name: &str, text: &str) {
-        let language = if name.ends_with(".co") { "colang" } else { "yaml" };
+        let language = if name.ends_with(".co") {
+            "colang"
+        } else {
+            "yaml"
+        };
         self.notify(
             "textDocument/didOpen",
             json!({"textDocument": {
