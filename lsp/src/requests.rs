@@ -36,6 +36,8 @@ pub(crate) fn handle(server: &mut Server, method: &str, params: Value) -> Answer
         "textDocument/prepareRename" => prepare_rename(server, parse(params)?),
         "textDocument/rename" => rename(server, parse(params)?),
         "textDocument/codeAction" => code_actions(server, parse(params)?),
+        #[cfg(feature = "test-hooks")]
+        "stalwart/panic" => panic!("a request that panics on purpose"),
         _ => Err((
             ErrorCode::MethodNotFound,
             format!("the server does not answer `{method}`"),

@@ -4,6 +4,7 @@
 
 mod support;
 
+use lsp_server::{ErrorCode, Message, Notification, Request, RequestId};
 use serde_json::{Value, json};
 use support::{Client, range_of};
 
@@ -316,5 +317,40 @@ fn utf8_columns_count_bytes_when_the_client_offers_them() {
             .is_some_and(|d| d["message"].as_str().unwrap().contains("réfunds中😀y"))
     });
     assert_eq!(range_of(&list[0]["range"]), (2, 5, 2, 21));
+    assert!(c.stop());
+}
+
+#[test]
+fn a_request_cancelled_before_it_runs_is_answered_request_cancelled() {
+    let (dir, root) = support::workspace();
+    let mut c = Client::start_queued(root, Some(dir), false, |root| {
+        let at = json!({
+            "textDocument": {"uri": support::uri(&root.join("policy.co"))},
+            "position": {"line": 5, "character": 8},
+        });
+        vec![
+            Message::Request(Request::new(
+                RequestId::from(100),
+                "textDocument/definition".into(),
+                at.clone(),
+            )),
+            Message::Notification(Notification::new(
+                "$/cancelRequest".into(),
+                json!({"id": 100}),
+            )),
+            Message::Request(Request::new(
+                RequestId::from(101),
+                "textDocument/hover".into(),
+                at,
+            )),
+        ]
+    });
+    let cancelled = c.response(&RequestId::from(100));
+    let error = cancelled.response_result.unwrap_err();
+    assert_eq!(error.code, ErrorCode::RequestCanceled as i32);
+    assert_eq!(error.message, "cancelled");
+    // The next request is answered as usual.
+    let hover = c.response(&RequestId::from(101));
+    assert!(hover.response_result.is_ok(), "{hover:?}");
     assert!(c.stop());
 }

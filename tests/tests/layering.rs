@@ -148,6 +148,8 @@ const ALLOWED_DEV: &[(&str, &[&str])] = &[
     ("stalwart-tests", &["stalwart-analyzer"]),
     // The record's tests and benchmark use the crate itself with its `serde` feature on.
     ("stalwart-record", &["stalwart-record"]),
+    // The server's tests turn on its `test-hooks` feature (a request that panics on purpose).
+    ("stalwart-lsp", &["stalwart-lsp"]),
 ];
 
 /// Crates the runtime side must never depend on, directly or not.

@@ -52,8 +52,46 @@ impl Client {
     }
 
     pub fn start_in(root: PathBuf, dir: Option<tempfile::TempDir>, utf8: bool) -> Self {
+        Self::start_queued(root, dir, utf8, |_| Vec::new())
+    }
+
+    /// Starts a server whose input already holds `initialize`, `initialized` and the messages
+    /// `queued` makes (given the workspace's root) when its main loop first reads: they reach
+    /// it as one batch, as a client's burst of messages does.
+    pub fn start_queued(
+        root: PathBuf,
+        dir: Option<tempfile::TempDir>,
+        utf8: bool,
+        queued: impl FnOnce(&Path) -> Vec<Message>,
+    ) -> Self {
         let (to_server, server_rx) = crossbeam_channel::unbounded();
         let (server_tx, from_server) = crossbeam_channel::unbounded();
+        let encodings = if utf8 {
+            json!(["utf-8", "utf-16"])
+        } else {
+            json!(["utf-16"])
+        };
+        let init_id = RequestId::from(0);
+        to_server
+            .send(Message::Request(Request::new(
+                init_id.clone(),
+                "initialize".to_string(),
+                json!({
+                    "processId": null,
+                    "rootUri": uri(&root),
+                    "capabilities": {"general": {"positionEncodings": encodings}},
+                }),
+            )))
+            .unwrap();
+        to_server
+            .send(Message::Notification(Notification::new(
+                "initialized".to_string(),
+                json!({}),
+            )))
+            .unwrap();
+        for m in queued(&root) {
+            to_server.send(m).unwrap();
+        }
         let server = std::thread::spawn(move || stalwart_lsp::run(&server_rx, server_tx));
         let mut client = Self {
             to_server,
@@ -64,21 +102,9 @@ impl Client {
             root,
             _dir: dir,
         };
-        let encodings = if utf8 {
-            json!(["utf-8", "utf-16"])
-        } else {
-            json!(["utf-16"])
-        };
-        let init = client.request(
-            "initialize",
-            json!({
-                "processId": null,
-                "rootUri": uri(&client.root),
-                "capabilities": {"general": {"positionEncodings": encodings}},
-            }),
-        );
+        let init = client.response(&init_id);
+        let init = init.response_result.expect("initialize succeeds");
         assert!(init.get("capabilities").is_some(), "{init}");
-        client.notify("initialized", json!({}));
         client
     }
 
