@@ -22,8 +22,11 @@ const SKIPPED: &[&str] = &[
 ];
 const EXTENSIONS: &[&str] = &["co", "csv", "yaml", "yml", "json", "py"];
 
+/// A file read from the disk: its path, and its text or why it is not readable text.
+pub type DiskFile = (PathBuf, Result<Text, LoadProblem>);
+
 /// The files under the roots with their texts, and the agent descriptions.
-pub fn scan(roots: &[PathBuf]) -> (Vec<(PathBuf, Result<Text, LoadProblem>)>, Vec<PathBuf>) {
+pub fn scan(roots: &[PathBuf]) -> (Vec<DiskFile>, Vec<PathBuf>) {
     let mut files = Vec::new();
     for root in roots {
         walk(root, 0, &mut files);

@@ -32,11 +32,11 @@ use crate::encoding::{Encoding, LineIndex};
 pub(crate) enum Task {
     /// The workspace's files read at start, and the agent descriptions among them.
     Scanned {
-        files: Vec<(PathBuf, Result<Text, LoadProblem>)>,
+        files: Vec<crate::scan::DiskFile>,
         agents: Vec<PathBuf>,
     },
     /// Files read from the disk (`None`: gone).
-    DiskRead(Vec<(PathBuf, Result<Text, LoadProblem>)>),
+    DiskRead(Vec<crate::scan::DiskFile>),
     Diagnostics {
         revision: u64,
         result: Option<BTreeMap<PathBuf, Vec<FileDiagnostic>>>,
