@@ -57,9 +57,12 @@ impl AnalysisHost {
     /// The agents whose proof reads `path` (agent.yaml itself or a file it names).
     pub fn agents_reading(&self, path: &Path) -> Vec<PathBuf> {
         let path = normalize(path);
+        // INVARIANT: no query runs here (the main loop calls this on every edit): a file the
+        // database loaded is one the project read, or read before an edit dropped it, which at
+        // worst starts a proof that finds what the last one found.
         self.projects()
             .iter()
-            .filter(|p| p.kind == ProjectKind::Agent && p.file(&path).is_some())
+            .filter(|p| p.kind == ProjectKind::Agent && p.db.loaded(&path).is_some())
             .map(|p| p.entry.clone())
             .collect()
     }
