@@ -9,7 +9,7 @@
 
 mod workspace;
 
-use std::io::{BufRead, BufReader, Read as _, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
@@ -68,7 +68,10 @@ fn main() {
     let temp = std::env::temp_dir().join(format!("stalwart-lsp-bench-{}", std::process::id()));
     let dir = o.dir.clone().unwrap_or(temp);
     if let Err(e) = workspace::write(&dir, o.files, o.tools) {
-        eprintln!("error: cannot write the workspace in {}: {e}", dir.display());
+        eprintln!(
+            "error: cannot write the workspace in {}: {e}",
+            dir.display()
+        );
         std::process::exit(2);
     }
     let dir = dir.canonicalize().unwrap_or(dir);
