@@ -354,3 +354,37 @@ fn a_request_cancelled_before_it_runs_is_answered_request_cancelled() {
     assert!(hover.response_result.is_ok(), "{hover:?}");
     assert!(c.stop());
 }
+
+#[test]
+fn a_catalogue_changed_on_disk_is_read_again_when_the_watcher_says_so() {
+    let mut c = Client::start(false);
+    let fixed = std::fs::read_to_string(c.path("policy.co"))
+        .unwrap()
+        .replace("refund_crd", "refund_card");
+    c.open("agent.yaml");
+    c.open_text("policy.co", &fixed);
+    // tools.yaml is not open: its text is the disk's. Rename a tool there, then tell the server.
+    let catalogue = std::fs::read_to_string(c.path("tools.yaml"))
+        .unwrap()
+        .replace("name: refund_card", "name: refund_money");
+    std::fs::write(c.path("tools.yaml"), catalogue).unwrap();
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": c.uri("tools.yaml"), "type": 2}]}),
+    );
+    let agent = c.diagnostics_with_codes("agent.yaml", &["E0150"]);
+    assert_eq!(range_of(&agent[0]["range"]), (4, 23, 4, 34));
+    // Deleted: agent.yaml's `catalogue:` entry names a missing file.
+    std::fs::remove_file(c.path("tools.yaml")).unwrap();
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": c.uri("tools.yaml"), "type": 3}]}),
+    );
+    let agent = c.diagnostics_with_codes("agent.yaml", &["E0501"]);
+    assert_eq!(range_of(&agent[0]["range"]), (6, 15, 6, 25));
+    assert_eq!(
+        agent[0]["message"],
+        "cannot find the catalogue `tools.yaml`: no such file beside agent.yaml"
+    );
+    assert!(c.stop());
+}
