@@ -164,7 +164,7 @@ impl Ctx<'_> {
                     "no `define subflow {}` or `define flow {}` in this file",
                     name.text, name.text
                 ));
-                if let Some(near) = did_you_mean(&name.text, self.flows.sorted().into_iter()) {
+                if let Some(near) = did_you_mean(&name.text, self.flows.sorted()) {
                     d = d.with_fix(name.span, near, format!("did you mean `{near}`"));
                 } else {
                     d = d.with_note("a rulebook folder may define it in another file");

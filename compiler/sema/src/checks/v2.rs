@@ -270,7 +270,7 @@ impl Ctx<'_> {
                 module.replace('/', "."),
                 module.replace('/', ".")
             ));
-        } else if let Some(near) = did_you_mean(name, self.flows.sorted().into_iter()) {
+        } else if let Some(near) = did_you_mean(name, self.flows.sorted()) {
             d = d.with_fix(span, near, format!("did you mean `{near}`"));
         } else {
             d = d.with_note("the standard library's flows come with `import core`");
