@@ -12,7 +12,13 @@ const root = path.join(__dirname, '..');
 const { version } = require(path.join(root, 'package.json'));
 const out = path.resolve(process.argv[2] || path.join(root, `stalwart-${version}.vsix`));
 
-createVSIX({ cwd: root, packagePath: out, dependencies: true, skipLicense: true })
+createVSIX({
+  cwd: root,
+  packagePath: out,
+  dependencies: true,
+  skipLicense: true,
+  allowMissingRepository: true,
+})
   .then(() => console.log(`wrote ${out}`))
   .catch((e) => {
     console.error(`error: ${e.message || e}`);
