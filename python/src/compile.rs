@@ -93,6 +93,13 @@ fn compile_failure(py: Python<'_>, outcome: &CompileOutcome) -> PyErr {
         .filter(|d| d.is_error())
         .cloned()
         .collect();
+    // An input that is not there (`unreadable-input`, E0001): the file the caller named.
+    if let [only] = errors.as_slice()
+        && only.code.id == "E0001"
+        && only.message.ends_with("does not exist")
+    {
+        return PyFileNotFoundError::new_err(only.message.clone());
+    }
     rendered_failure(py, &outcome.files, &errors)
 }
 

@@ -5,16 +5,20 @@
 //! diagnostic the compiler's.
 //!
 //! Modules: `record` (a loaded record and its views), `compile` (agents and rulebooks compiled
-//! and proved), `session` (a conversation: the check, turns, reports, the history as Python
-//! objects), `check` (the answer), `convert` (Python values ↔ JSON), `errors` (the package's
-//! exceptions, and panics kept from crossing into Python).
+//! and proved), `session` (a conversation: the selector's plan, the check, turns, reports, the
+//! history as Python objects), `plan` (the plan as a Python object), `conversation` (a
+//! conversation held in a store: turns that wait for a person and go on anywhere), `check` (the
+//! answer), `convert` (Python values ↔ JSON), `errors` (the package's exceptions, and panics
+//! kept from crossing into Python).
 
 #[cfg(feature = "bench")]
 mod bench;
 mod check;
 mod compile;
+mod conversation;
 mod convert;
 mod errors;
+mod plan;
 mod record;
 mod session;
 
@@ -31,6 +35,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compile::write_agent_record, m)?)?;
     m.add_function(wrap_pyfunction!(compile::write_rules_record, m)?)?;
     m.add_function(wrap_pyfunction!(session::open_session, m)?)?;
+    m.add_class::<conversation::PyConversation>()?;
+    m.add_class::<conversation::PyRunningTurn>()?;
+    m.add_function(wrap_pyfunction!(conversation::open_conversation, m)?)?;
     #[cfg(feature = "bench")]
     {
         m.add_function(wrap_pyfunction!(bench::rust_check_ns, m)?)?;

@@ -35,7 +35,8 @@ use stalwart_host::intake::{HISTORY_NESTING, Text, parse_strict};
 use stalwart_host::key::load_key;
 use stalwart_host::state::{Lock, StateDir};
 use stalwart_record::Record;
-use stalwart_runtime::{Call, Env, Outcome, RecordKey, Session};
+use stalwart_router::{Earlier, Request};
+use stalwart_runtime::{Call, Entry, Env, Outcome, RecordKey, Session};
 
 use crate::check::PyCheck;
 use crate::convert::{
@@ -43,6 +44,7 @@ use crate::convert::{
     type_name,
 };
 use crate::errors::{guard, unavailable};
+use crate::plan::plan_py;
 use crate::record::PyRecord;
 
 /// Set by the tracked containers of a session's history when the caller changes them.
@@ -87,10 +89,9 @@ pub struct PySession {
     body_of: Arc<Record>,
     key: RecordKey,
     session: Session,
-    /// The person's intent for the current turn: given to `read`, or read from the turn by the
-    /// client's intent reader; applies to every check until the next turn.
+    /// The person's intent for the current turn: given to `read`, or the selector's plan's;
+    /// applies to every check until the next turn.
     intent: Option<String>,
-    read_intent: Option<Py<PyAny>>,
     /// The application's facts for every check: a mapping, or a function of `user`.
     context: Option<Py<PyAny>>,
     user: Option<Py<PyAny>>,
@@ -168,17 +169,49 @@ fn session_from(py: Python<'_>, history: &Bound<'_, PyAny>, agent: &str) -> PyRe
     Ok(session)
 }
 
+/// The application's facts for a check: `context` (a mapping, or a function of `user`), then
+/// the call's own (`given`) on top.
+pub(crate) fn context_with(
+    py: Python<'_>,
+    context: Option<&Py<PyAny>>,
+    user: Option<&Py<PyAny>>,
+    given: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Map<String, Value>> {
+    let mut out = match context {
+        None => Map::new(),
+        Some(c) => {
+            let c = c.bind(py);
+            let values = if c.is_callable() && c.cast::<PyDict>().is_err() {
+                let user = user
+                    .map(|u| u.clone_ref(py).into_bound(py))
+                    .unwrap_or_else(|| py.None().into_bound(py));
+                c.call1((user,))?
+            } else {
+                c.clone()
+            };
+            to_object(Some(&values), "the agent's context")?
+        }
+    };
+    if let Some(given) = given {
+        let given = to_object(Some(given), "context")?;
+        if out.is_empty() {
+            return Ok(given);
+        }
+        out.extend(given);
+    }
+    Ok(out)
+}
+
 /// Opens a session of `agent` under `record`. `history` loads a history the host kept; `state`
 /// names a state folder that anchors it (`True`: the one `stalwart check` uses).
 #[pyfunction]
-#[pyo3(signature = (record, agent, *, history=None, read_intent=None, context=None, user=None, state=None))]
+#[pyo3(signature = (record, agent, *, history=None, context=None, user=None, state=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn open_session(
     py: Python<'_>,
     record: Bound<'_, PyRecord>,
     agent: &Bound<'_, PyAny>,
     history: Option<&Bound<'_, PyAny>>,
-    read_intent: Option<Py<PyAny>>,
     context: Option<Py<PyAny>>,
     user: Option<Py<PyAny>>,
     state: Option<&Bound<'_, PyAny>>,
@@ -226,7 +259,6 @@ pub fn open_session(
         key,
         session,
         intent: None,
-        read_intent,
         context,
         user,
         state,
@@ -370,40 +402,41 @@ impl PySession {
         py: Python<'_>,
         given: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Map<String, Value>> {
-        let mut out = match &self.context {
-            None => Map::new(),
-            Some(c) => {
-                let c = c.bind(py);
-                let values = if c.is_callable() && c.cast::<PyDict>().is_err() {
-                    let user = self
-                        .user
-                        .as_ref()
-                        .map(|u| u.clone_ref(py).into_bound(py))
-                        .unwrap_or_else(|| py.None().into_bound(py));
-                    c.call1((user,))?
-                } else {
-                    c.clone()
-                };
-                to_object(Some(&values), "the agent's context")?
-            }
-        };
-        if let Some(given) = given {
-            let given = to_object(Some(given), "context")?;
-            if out.is_empty() {
-                return Ok(given);
-            }
-            out.extend(given);
-        }
-        Ok(out)
+        context_with(py, self.context.as_ref(), self.user.as_ref(), given)
     }
 
-    /// The person's intent for `turn`, from the client's intent reader.
-    fn intent_of(&self, py: Python<'_>, turn: &str) -> PyResult<Option<String>> {
-        let Some(reader) = &self.read_intent else {
-            return Ok(None);
+    /// The selector's plan for `turn`, after the session's earlier turns.
+    fn plan(
+        &self,
+        py: Python<'_>,
+        turn: &str,
+        language: Option<stalwart_record::Language>,
+    ) -> PyResult<stalwart_router::Plan> {
+        let earlier: Vec<Earlier<'_>> = self
+            .session
+            .entries()
+            .iter()
+            .filter_map(|e| match e {
+                Entry::Read { text, .. } => Some(Earlier { text, reply: false }),
+                Entry::Reply { text, .. } => Some(Earlier { text, reply: true }),
+                _ => None,
+            })
+            .collect();
+        let request = Request {
+            agent: &self.session.agent,
+            turn,
+            language,
+            earlier: &earlier,
+            results: &[],
         };
-        let read = reader.bind(py).call1((turn,))?;
-        to_opt_string(Some(&read), "the intent reader's answer")
+        let body = self.body_of.clone();
+        guard(py, "the selector", || {
+            stalwart_router::plan(body.body(), &request)
+        })?
+        .map_err(|e| match e {
+            stalwart_router::PlanError::UnknownAgent { .. } => PyValueError::new_err(e.to_string()),
+            stalwart_router::PlanError::NoReader { .. } => unavailable(py, e.to_string()),
+        })
     }
 
     /// Runs `f` on the session between `begin` and `end`, turning a panic into
@@ -441,32 +474,64 @@ impl PySession {
 
 #[pymethods]
 impl PySession {
-    /// Reads a turn the person typed into the session. The person's intent is `intent` when
-    /// given, else what the client's intent reader reads from the turn; it applies to the checks
-    /// of this turn. Returns the selector's plan where this build has a selector; it has none
-    /// yet, so it returns None.
-    #[pyo3(signature = (turn, *, intent=None))]
+    /// Reads a turn the person typed: the selector plans it (`stalwart plan`'s plan, with the
+    /// session's earlier turns), the turn is recorded as the plan says (a new turn, or the answer
+    /// to the question the last plan asked), and the person's intent for the checks of this
+    /// turn is chosen as `stalwart check --plan` chooses it: `intent` when given, else the
+    /// plan's. Returns the plan (`stalwart_agents.Plan`); a record with no agents (a rulebook
+    /// compiled alone) has nothing to plan with: the turn is recorded and None returned.
+    #[pyo3(signature = (turn, *, intent=None, language=None))]
     fn read(
         &mut self,
         py: Python<'_>,
         turn: &Bound<'_, PyAny>,
         intent: Option<&Bound<'_, PyAny>>,
+        language: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Option<Py<PyAny>>> {
         let text: String = turn.extract().map_err(|_| {
             PyTypeError::new_err(format!("turn must be a string, not {}", type_name(turn)))
         })?;
-        let intent = match to_opt_string(intent, "intent")? {
-            Some(i) => Some(i),
-            None => self.intent_of(py, &text)?,
+        let given = to_opt_string(intent, "intent")?;
+        let language = match to_opt_string(language, "language")? {
+            None => None,
+            Some(name) => Some(stalwart_router::language_by_name(&name).ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "unknown language `{name}`: the selector reads `en` and `pt-BR`"
+                ))
+            })?),
         };
+        if self.closed {
+            return Err(PyValueError::new_err(
+                "the session's client is closed: open a new one",
+            ));
+        }
+        if let Some(why) = &self.broken {
+            return Err(unavailable(py, why.clone()));
+        }
+        self.read_back_edits(py)?;
+        let plan = if self.body_of.body().agents.is_empty() {
+            None
+        } else {
+            Some(self.plan(py, &text, language)?)
+        };
+        let as_reply = plan
+            .as_ref()
+            .is_some_and(|p| p.record_as == stalwart_router::Record::Reply);
         self.operate(
             py,
             "reading the turn",
-            |s, env, _| stalwart_runtime::read(env, s, &text),
+            |s, env, _| match as_reply {
+                true => stalwart_runtime::reply(env, s, &text),
+                false => stalwart_runtime::read(env, s, &text),
+            },
             |_| false,
         )?;
-        self.intent = intent;
-        Ok(None)
+        let Some(plan) = plan else {
+            self.intent = given;
+            return Ok(None);
+        };
+        self.intent = given.or_else(|| plan.intent.clone());
+        plan_py(py, &plan).map(Some)
     }
 
     /// Records the person's answer to a question (a turn of its own).
@@ -702,7 +767,6 @@ impl PySession {
 
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
         visit.call(&self.record)?;
-        visit.call(&self.read_intent)?;
         visit.call(&self.context)?;
         visit.call(&self.user)?;
         if let Some(view) = &self.view {
@@ -715,7 +779,6 @@ impl PySession {
     /// Breaks reference cycles through the session's Python values; the session answers
     /// nothing more afterwards.
     fn __clear__(&mut self) {
-        self.read_intent = None;
         self.context = None;
         self.user = None;
         self.view = None;

@@ -22,10 +22,20 @@ from typing import Any
 from . import _native
 from ._native import COMPILER_VERSION, FORMAT_VERSION, Check, Record, Session
 from .agent import Agent, Catalogue, Rules
-from .client import Client, reading_intents
+from .client import Client
 from .declare import tool
-from .errors import NotVerified, RulebookNotHeld, SelectorUnavailableError
+from .conversation import Approval, Conversation, Reply, Turn, Unfinished, conversation, turns
+from .errors import (
+    ApprovalError,
+    Interrupted,
+    NotVerified,
+    RulebookNotHeld,
+    SelectorUnavailableError,
+    StoreError,
+    Waiting,
+)
 from .history import History
+from .plan import Plan
 
 
 def compile_agent(path: Any = "agent.yaml", out: Any = None) -> str:
@@ -54,20 +64,31 @@ __all__ = [
     "COMPILER_VERSION",
     "FORMAT_VERSION",
     "Agent",
+    "Approval",
+    "ApprovalError",
     "Catalogue",
     "Check",
     "Client",
+    "Conversation",
     "Guard",
     "History",
+    "Interrupted",
     "NotVerified",
+    "Plan",
     "Record",
+    "Reply",
     "Rules",
     "RulebookNotHeld",
     "SelectorUnavailableError",
     "Session",
+    "StoreError",
+    "Turn",
+    "Unfinished",
+    "Waiting",
     "build_stalwart_graph",
     "compile_agent",
     "compile_rules",
-    "reading_intents",
+    "conversation",
     "tool",
+    "turns",
 ]

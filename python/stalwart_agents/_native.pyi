@@ -4,6 +4,8 @@ import os
 from typing import Any, Callable, Mapping, final
 
 from .history import History
+from .conversation import Reply
+from .plan import Plan
 
 FORMAT_VERSION: int
 COMPILER_VERSION: str
@@ -69,7 +71,7 @@ class EditMark:
 class Session:
     """One conversation with one agent."""
 
-    def read(self, turn: str, *, intent: str | None = None) -> None: ...
+    def read(self, turn: str, *, intent: str | None = None, language: str | None = None) -> Plan | None: ...
     def reply(self, text: str) -> None: ...
     def check_tool_call(
         self,
@@ -102,6 +104,75 @@ class Session:
     def _history_json(self) -> str: ...
     def _close(self) -> None: ...
 
+@final
+class Conversation:
+    """A conversation held in a store (`stalwart_agents.Conversation` wraps it)."""
+
+    def start(self, input: str, *, approve: Any = None) -> dict[str, Any]: ...
+    def resume(
+        self,
+        number: int | None = None,
+        *,
+        results: Mapping[int, Any] | None = None,
+        rerun: list[int] | None = None,
+        by: str = "host",
+    ) -> dict[str, Any]: ...
+    def approve(self, number: int | None, by: str, invocation: int | None = None) -> dict[str, Any]: ...
+    def deny(
+        self, number: int | None, by: str, reason: str | None = None, invocation: int | None = None
+    ) -> dict[str, Any]: ...
+    def abandon(self, number: int | None, by: str, why: str | None = None) -> int: ...
+    def turn(self, number: int | None = None) -> dict[str, Any]: ...
+    def turn_numbers(self) -> list[int]: ...
+    @property
+    def id(self) -> str: ...
+    @property
+    def agent(self) -> str: ...
+    @property
+    def store(self) -> str: ...
+    @property
+    def record(self) -> Record: ...
+    @property
+    def waits(self) -> bool: ...
+
+@final
+class RunningTurn:
+    """A turn while its program runs: the program asks the model and calls the tools through it."""
+
+    @property
+    def input(self) -> str: ...
+    @property
+    def earlier(self) -> list[tuple[str, str | None]]: ...
+    @property
+    def conversation(self) -> str: ...
+    @property
+    def number(self) -> int: ...
+    @property
+    def writer(self) -> int: ...
+    def model(self, request: Any, ask: Callable[[Any], Any]) -> Any: ...
+    def tool(
+        self,
+        tool: str | Callable[..., Any],
+        args: Mapping[str, Any] | None = None,
+        *,
+        run: Callable[..., Any] | None = None,
+        origins: Mapping[str, str] | None = None,
+        labels: Mapping[str, list[str]] | None = None,
+        context: Mapping[str, Any] | None = None,
+        intent: str | None = None,
+    ) -> Reply: ...
+
+def open_conversation(
+    record: Record,
+    agent: str,
+    program: Callable[[RunningTurn], str],
+    id: str | None = None,
+    *,
+    store: str | os.PathLike[str] | None = None,
+    approve: Any = None,
+    context: Mapping[str, Any] | Callable[[Any], Mapping[str, Any]] | None = None,
+    user: Any = None,
+) -> Conversation: ...
 def compile_agent(
     path: _Path, text: str | None = None, verify: bool = True
 ) -> tuple[Record, dict[str, Any] | None]: ...
@@ -112,7 +183,6 @@ def open_session(
     agent: str,
     *,
     history: str | Mapping[str, Any] | History | None = None,
-    read_intent: Callable[[str], str | None] | None = None,
     context: Mapping[str, Any] | Callable[[Any], Mapping[str, Any]] | None = None,
     user: Any = None,
     state: _Path | bool | None = None,
@@ -121,11 +191,14 @@ def open_session(
 __all__ = [
     "COMPILER_VERSION",
     "Check",
+    "Conversation",
     "EditMark",
     "FORMAT_VERSION",
     "Record",
+    "RunningTurn",
     "Session",
     "compile_agent",
+    "open_conversation",
     "open_session",
     "write_agent_record",
     "write_rules_record",

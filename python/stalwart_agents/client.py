@@ -16,42 +16,20 @@ The key that signs each session's history is found as `stalwart check` finds it:
 (`~/.config/stalwart/licence.json`, made on first use). It is bound to the record before it signs
 anything, so a history made under one record is `history_invalid` under any other.
 
-Until the selector is in this build, the person's intent for a turn is given to `session.read(turn,
-intent=...)`, or read from the turn by the client's intent reader (`Client(read_intent=...)`, or
-the one `reading_intents(...)` sets for the clients made inside it).
+`session.read(turn)` runs the selector compiled into the record and returns its plan
+(`stalwart_agents.Plan`); the plan's intent is the person's intent for the checks of that turn,
+as `stalwart check --plan` takes it, unless `read(turn, intent=...)` names one.
 """
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import os
 import weakref
 from pathlib import Path
-from typing import Any, Callable, Iterator, Optional
+from typing import Any
 
 from . import _native
 from .agent import Agent, Catalogue, ContextLike, Rules, _check_context
-
-#: Reads the person's intent from a turn's text (None: not read).
-IntentReader = Callable[[str], Optional[str]]
-
-_READ_INTENT: contextvars.ContextVar[IntentReader | None] = contextvars.ContextVar(
-    "stalwart_read_intent", default=None
-)
-
-
-@contextlib.contextmanager
-def reading_intents(reader: IntentReader | None) -> Iterator[None]:
-    """Clients made inside this block read each turn's intent with `reader`."""
-    if reader is not None and not callable(reader):
-        raise TypeError(f"reader must be a function of a turn's text, not {type(reader).__name__}")
-    token = _READ_INTENT.set(reader)
-    try:
-        yield
-    finally:
-        _READ_INTENT.reset(token)
-
 
 def _record_of(value: Any, param: str) -> tuple[Any, ContextLike]:
     if isinstance(value, Agent):
@@ -76,19 +54,13 @@ class Client:
     def __init__(
         self,
         *,
-        read_intent: IntentReader | None = None,
         state: str | os.PathLike[str] | bool | None = None,
         verify: bool = True,
     ) -> None:
-        if read_intent is not None and not callable(read_intent):
-            raise TypeError(
-                f"read_intent must be a function of a turn's text, not {type(read_intent).__name__}"
-            )
         if state is not None and not isinstance(state, (bool, str, os.PathLike)):
             raise TypeError(f"state must be a folder's path, True or None, not {type(state).__name__}")
         if not isinstance(verify, bool):
             raise TypeError(f"verify must be True or False, not {type(verify).__name__}")
-        self._read_intent = read_intent if read_intent is not None else _READ_INTENT.get()
         self._state = os.fspath(state) if isinstance(state, os.PathLike) else state
         self._verify = verify
         self._sessions: weakref.WeakSet[Any] = weakref.WeakSet()
@@ -129,7 +101,6 @@ class Client:
             record,
             agent,
             history=history,
-            read_intent=self._read_intent,
             context=context if context is not None else agent_context,
             user=user,
             state=self._state,
@@ -193,4 +164,4 @@ class Client:
         return self._found[key]
 
 
-__all__ = ["Client", "IntentReader", "reading_intents"]
+__all__ = ["Client"]

@@ -1,20 +1,14 @@
 import os
-from contextlib import AbstractContextManager
-from typing import Any, Callable, Optional
+from typing import Any
 
 from ._native import Session
 from .agent import ContextLike
-
-IntentReader = Callable[[str], Optional[str]]
-
-def reading_intents(reader: IntentReader | None) -> AbstractContextManager[None]: ...
 
 class Client:
     closed: bool
     def __init__(
         self,
         *,
-        read_intent: IntentReader | None = None,
         state: str | os.PathLike[str] | bool | None = None,
         verify: bool = True,
     ) -> None: ...
@@ -32,4 +26,4 @@ class Client:
         context: ContextLike = None,
     ) -> Session: ...
 
-__all__ = ["Client", "IntentReader", "reading_intents"]
+__all__ = ["Client"]

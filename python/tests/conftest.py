@@ -1,9 +1,7 @@
 """Fixtures: every test runs in a folder of its own, with a key and a state folder of its own.
 
 `shop` is a copy of examples/shop (agent.yaml, policy.co, shop/tools.py), made the current folder
-and put on `sys.path` so that `shop.tools` imports. `SHOP_INTENTS` reads the person's intent from
-the shop's turns: until the selector is in this build, it stands in for it, as `intent:` does in
-the conformance scenarios.
+and put on `sys.path` so that `shop.tools` imports.
 """
 
 from __future__ import annotations
@@ -19,17 +17,6 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 SHOP = ROOT / "examples" / "shop"
 SPEC = Path(__file__).resolve().parent / "spec"
-
-#: The shop's turns, as the selector reads them: what the person asks for.
-SHOP_INTENTS = {
-    "refund order 4411 40.00": "ask refund",
-    "refund order 4411": "ask refund",
-}
-
-
-def read_shop_intent(turn: str) -> str | None:
-    return SHOP_INTENTS.get(turn)
-
 
 @pytest.fixture(autouse=True)
 def own_key_and_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

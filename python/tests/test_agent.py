@@ -7,7 +7,6 @@ from pathlib import Path
 
 from stalwart_agents import Agent, Client
 
-from conftest import read_shop_intent
 
 REFUND = {"order_id": "4411", "amount": 40.00}
 TYPED = {"order_id": "typed", "amount": "typed"}
@@ -40,7 +39,7 @@ def test_agent_from_values_reads_facts_from_the_tools_answers(shop: Path) -> Non
     assert agent.facts == {"order_paid": {
         "from": "get_order.status == paid", "tool": "get_order", "field": "status", "equals": "paid",
         "same": "order_id"}}
-    with Client(read_intent=read_shop_intent) as client:
+    with Client() as client:
         billing = client.session("billing", catalogue=agent.catalogue())
         billing.read("refund order 4411 40.00")
         before = billing.check_tool_call("refund_card", REFUND, origins=TYPED)
@@ -58,7 +57,7 @@ def test_agent_from_values_reads_facts_from_the_tools_answers(shop: Path) -> Non
 def test_the_agents_context_is_a_function_of_the_user_called_at_each_check(shop: Path) -> None:
     paid_for = {"ana"}
     desk = Agent.from_file("agent.yaml", context=lambda user: {"order_paid": user in paid_for}, verify=False)
-    with Client(read_intent=read_shop_intent) as client:
+    with Client() as client:
         ana = client.session("billing", catalogue=desk.catalogue(), user="ana")
         bob = client.session("billing", catalogue=desk.catalogue(), user="bob")
         for session in (ana, bob):
@@ -72,23 +71,33 @@ def test_the_agents_context_is_a_function_of_the_user_called_at_each_check(shop:
         assert check.decision == "refuse"
 
 
-def test_the_intent_given_with_the_turn_holds_until_the_next_turn(shop: Path) -> None:
+def test_the_intent_of_a_turn_holds_until_the_next_turn(shop: Path) -> None:
     desk = Agent.from_file("agent.yaml", verify=False)
     with Client() as client:
         billing = client.session("billing", catalogue=desk.catalogue())
-        billing.read("refund order 4411 40.00", intent="ask refund")
-        assert billing.intent == "ask refund"
+        plan = billing.read("refund order 4411 40.00")
+        assert (plan.kind, plan.intent, billing.intent) == ("confirm", "ask refund", "ask refund")
         check = billing.check_tool_call("refund_card", REFUND, origins=TYPED, context={"order_paid": True})
         assert (check.decision, check.reasons) == ("confirm", ["write"])
-        assert billing.read("and the other one?") is None
+        # A turn nothing reads leaves no intent: the rulebook's gate then finds no flow.
+        plan = billing.read("and the other one?")
+        assert (plan.kind, plan.on_unread, plan.intent, plan.record_as) == ("unread", "ask_again", None, "read")
+        assert plan.question is not None
         assert billing.intent is None
         check = billing.check_tool_call("refund_card", REFUND, origins=TYPED, context={"order_paid": True})
         assert (check.decision, check.reasons, check.detail["flows"]) == ("refuse", ["no_flow"], ["refunds"])
+        # Said again, the turn is the answer to the request to say it again (a reply); an
+        # intent given with a turn stands over the plan's.
+        plan = billing.read("refund order 4411 40.00", intent="ask refund")
+        assert (plan.intent, plan.record_as, billing.intent) == ("ask refund", "reply", "ask refund")
+        assert [e["kind"] for e in billing.history.entries][-1] == "reply"
+        plan = billing.read("refund order 4411 40.00", intent="something else")
+        assert (plan.intent, billing.intent) == ("ask refund", "something else")
 
 
 def test_a_check_reads_as_the_command_line_prints_it(shop: Path) -> None:
     desk = Agent.from_file("agent.yaml", verify=False)
-    with Client(read_intent=read_shop_intent) as client:
+    with Client() as client:
         billing = client.session("billing", catalogue=desk.catalogue())
         billing.read("refund order 4411 40.00")
         check = billing.check_tool_call("refund_card", REFUND, origins={"order_id": "typed", "amount": "model"},

@@ -42,7 +42,7 @@ def test_a_rulebook_the_compiler_cannot_lower_is_not_held(tmp_path: Path) -> Non
         "\n"
         "define flow refunds\n"
         "  user ask refund\n"
-        "  if random() > 0.5\n"
+        "  if $order_paid @@ 2\n"
         "    execute refund_card\n"
     ))
     with pytest.raises(RulebookNotHeld) as raised:
@@ -112,7 +112,7 @@ def test_bad_input_is_a_value_error_with_the_compilers_diagnostic(tmp_path: Path
 def test_a_missing_agent_yaml_is_file_not_found(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError) as raised:
         Agent.from_file(tmp_path / "nothing.yaml")
-    assert str(raised.value) == f"cannot read `{tmp_path / 'nothing.yaml'}`"
+    assert str(raised.value) == f"`{tmp_path / 'nothing.yaml'}` does not exist"
 
 
 def test_wrong_types_are_type_errors_naming_the_parameter(shop: Path) -> None:

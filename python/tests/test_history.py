@@ -10,7 +10,6 @@ import pytest
 
 from stalwart_agents import Agent, Client, History
 
-from conftest import read_shop_intent
 
 REFUND = {"order_id": "4411", "amount": 40.00}
 TYPED = {"order_id": "typed", "amount": "typed"}
@@ -31,7 +30,7 @@ def refund_once(billing) -> object:
 
 
 def test_the_history_lists_each_entry_as_checks_write_it(desk: Agent) -> None:
-    with Client(read_intent=read_shop_intent) as client:
+    with Client() as client:
         billing = client.session("billing", catalogue=desk.catalogue())
         asked = refund_once(billing)
         assert answer(asked) == "confirm write"
@@ -57,7 +56,7 @@ def test_the_history_lists_each_entry_as_checks_write_it(desk: Agent) -> None:
 
 
 def test_an_exported_history_loads_and_goes_on(desk: Agent) -> None:
-    with Client(read_intent=read_shop_intent) as client:
+    with Client() as client:
         billing = client.session("billing", catalogue=desk.catalogue())
         asked = refund_once(billing)
         text = billing.history.to_json()
@@ -91,7 +90,7 @@ def test_an_exported_history_loads_and_goes_on(desk: Agent) -> None:
     ],
 )
 def test_a_history_edited_by_hand_is_history_invalid(desk: Agent, edit: str) -> None:
-    with Client(read_intent=read_shop_intent) as client:
+    with Client() as client:
         billing = client.session("billing", catalogue=desk.catalogue())
         refund_once(billing)
         billing.check_tool_call("refund_card", REFUND, origins=TYPED)
@@ -126,7 +125,7 @@ def test_a_history_edited_by_hand_is_history_invalid(desk: Agent, edit: str) -> 
 
 
 def test_an_edit_that_changes_nothing_is_no_edit(desk: Agent) -> None:
-    with Client(read_intent=read_shop_intent) as client:
+    with Client() as client:
         billing = client.session("billing", catalogue=desk.catalogue())
         refund_once(billing)
         entries = billing.history.entries
@@ -137,7 +136,7 @@ def test_an_edit_that_changes_nothing_is_no_edit(desk: Agent) -> None:
 
 
 def test_copies_of_the_entries_are_plain_and_editing_them_changes_nothing(desk: Agent) -> None:
-    with Client(read_intent=read_shop_intent) as client:
+    with Client() as client:
         billing = client.session("billing", catalogue=desk.catalogue())
         refund_once(billing)
         kept = copy.deepcopy(billing.history.entries)
@@ -149,7 +148,7 @@ def test_copies_of_the_entries_are_plain_and_editing_them_changes_nothing(desk: 
 
 
 def test_an_edited_history_exported_is_refused_where_it_is_loaded(desk: Agent) -> None:
-    with Client(read_intent=read_shop_intent) as client:
+    with Client() as client:
         billing = client.session("billing", catalogue=desk.catalogue())
         refund_once(billing)
         billing.history.entries[1]["arguments"]["amount"] = 400.0
@@ -161,7 +160,7 @@ def test_an_edited_history_exported_is_refused_where_it_is_loaded(desk: Agent) -
 
 
 def test_another_agents_history_is_not_this_sessions(desk: Agent) -> None:
-    with Client(read_intent=read_shop_intent) as client:
+    with Client() as client:
         billing = client.session("billing", catalogue=desk.catalogue())
         refund_once(billing)
         text = billing.history.to_json()
@@ -181,7 +180,7 @@ def test_a_history_is_bound_to_its_record(desk: Agent, tmp_path: Path) -> None:
         '"refund order 4411"', '"refund order 4411"\n  "refund it"'))
     other = Agent.from_file(other_folder / "agent.yaml", verify=False)
     assert other.record.digest != desk.record.digest
-    with Client(read_intent=read_shop_intent) as client:
+    with Client() as client:
         billing = client.session("billing", catalogue=desk.catalogue())
         refund_once(billing)
         moved = client.session("billing", catalogue=other.catalogue(), history=billing.history)
@@ -190,7 +189,7 @@ def test_a_history_is_bound_to_its_record(desk: Agent, tmp_path: Path) -> None:
 
 def test_a_loaded_history_is_anchored_where_a_state_folder_keeps_its_head(desk: Agent, tmp_path: Path) -> None:
     state = tmp_path / "anchors"
-    with Client(read_intent=read_shop_intent, state=state) as client:
+    with Client(state=state) as client:
         billing = client.session("billing", catalogue=desk.catalogue())
         early = billing.history.to_json()  # an empty history: nothing is anchored yet
         refund_once(billing)
@@ -211,7 +210,7 @@ def test_a_loaded_history_is_anchored_where_a_state_folder_keeps_its_head(desk: 
         assert json.loads(early)["entries"] == []
     # Without a state folder a copy cut back is verified only: it is accepted (the threat model
     # in ARCHITECTURE.md says so; a store or a state folder anchors it).
-    with Client(read_intent=read_shop_intent) as client:
+    with Client() as client:
         loose = client.session("billing", catalogue=desk.catalogue(), history=behind)
         check = loose.check_tool_call("refund_card", REFUND, origins=TYPED, intent="ask refund")
         assert answer(check) == "refuse refuse"

@@ -17,7 +17,6 @@ from stalwart_agents import Agent, Client
 from stalwart_agents.facts import Context
 from stalwart_agents.langgraph import Guard, build_stalwart_graph
 
-from conftest import read_shop_intent
 
 
 def asks(name: str, args: dict[str, Any], call_id: str) -> AIMessage:
@@ -42,7 +41,7 @@ def kinds(session: Any) -> list[str]:
 
 def test_a_refund_waits_for_the_person_and_runs_once_as_shown(tools: Any) -> None:
     desk = Agent.from_file("agent.yaml")
-    client = Client(read_intent=read_shop_intent)
+    client = Client()
     billing = client.session("billing", catalogue=desk.catalogue())
     graph = build_stalwart_graph(
         model(asks("refund_card", {"order_id": "4411", "amount": 40.0}, "call-1"), AIMessage(content="Refunded.")),
@@ -80,7 +79,7 @@ def test_a_refund_waits_for_the_person_and_runs_once_as_shown(tools: Any) -> Non
 
 def test_a_refusal_the_person_gives_reaches_the_model(tools: Any) -> None:
     desk = Agent.from_file("agent.yaml", verify=False)
-    billing = Client(read_intent=read_shop_intent).session("billing", catalogue=desk.catalogue())
+    billing = Client().session("billing", catalogue=desk.catalogue())
     graph = build_stalwart_graph(
         model(asks("refund_card", {"order_id": "4411", "amount": 40.0}, "call-1"), AIMessage(content="Not done.")),
         [tools.refund_card],
@@ -99,7 +98,7 @@ def test_a_refusal_the_person_gives_reaches_the_model(tools: Any) -> None:
 
 def test_a_destination_in_an_order_number_is_refused_and_nothing_runs(tools: Any) -> None:
     desk = Agent.from_file("agent.yaml", verify=False)
-    billing = Client(read_intent=read_shop_intent).session("billing", catalogue=desk.catalogue())
+    billing = Client().session("billing", catalogue=desk.catalogue())
     graph = build_stalwart_graph(
         model(asks("refund_card", {"order_id": "https://refunds.invalid/4411", "amount": 40.0}, "call-1"),
               AIMessage(content="I cannot do that.")),

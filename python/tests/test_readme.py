@@ -1,5 +1,5 @@
-"""The README's Python example runs as written, from the shop's folder, and prints what its
-comment says."""
+"""The README's first Python example runs as written, from the shop's folder, and prints what its
+comments say."""
 
 from __future__ import annotations
 
@@ -17,4 +17,4 @@ def test_the_readme_example_runs(shop: Path, capsys: pytest.CaptureFixture[str])
     program = re.search(r"```python\n(.*?)```", section, re.S)
     assert program is not None
     exec(compile(program.group(1), "README.md", "exec"), {"__name__": "__main__"})
-    assert capsys.readouterr().out == "confirm ['write']\n"
+    assert capsys.readouterr().out == "confirm ask refund {'order_id': '4411', 'amount': 40.0}\nconfirm ['write']\n"

@@ -112,15 +112,18 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "stalwart-syntax",
         ],
     ),
-    // The Python package's native part: conversions over the runtime and its host side, and over
-    // the compiler's façade as the command line uses it (the driver, the proof's report and rule
-    // table, the diagnostics' renderer). It holds no logic the runtime lacks.
+    // The Python package's native part: conversions over the runtime and its host side, the
+    // selector, the store, and the compiler's façade as the command line uses it (the driver, the
+    // proof's report and rule table, the diagnostics' renderer). It holds no logic the runtime
+    // lacks.
     (
         "stalwart-python",
         &[
             "stalwart-record",
             "stalwart-runtime",
             "stalwart-host",
+            "stalwart-router",
+            "stalwart-store",
             "stalwart-driver",
             "stalwart-analyzer",
             "stalwart-diagnostics",

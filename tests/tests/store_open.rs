@@ -54,6 +54,18 @@ fn a_url_the_store_cannot_use_is_named_without_its_password() {
 }
 
 #[test]
+fn a_folder_named_with_a_slash_is_made_and_holds_the_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("notes-chats");
+    let store = Store::open(&format!("{}/", folder.display())).unwrap();
+    assert_eq!(
+        store.shown(),
+        format!("sqlite:{}", folder.join("conversations.sqlite").display())
+    );
+    assert!(folder.join("conversations.sqlite").is_file());
+}
+
+#[test]
 fn a_wrong_password_is_refused_and_never_printed() {
     let Some(server) = stalwart_tests::postgres::server() else {
         return;

@@ -1,7 +1,6 @@
 desk = Agent.from_file("agent.yaml")
-catalogue = desk.catalogue()           # both desks' tools, made on this machine
-rulebook = desk.rules().record         # policy.co, compiled once for this agent
-
+catalogue = desk.catalogue() # both desks' tools, made on this machine
+rulebook = desk.rules().record # policy.co, compiled once for this agent
 with Client() as client:
     billing = client.session("billing", catalogue=catalogue, rulebook=rulebook)
     billing.read("refund order 4411 40.00")

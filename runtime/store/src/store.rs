@@ -84,13 +84,29 @@ pub(crate) fn int(n: u64) -> Param<'static> {
 
 impl Store {
     /// Opens the store at `url` (`sqlite:PATH`, a path, or `postgres://…`), creating or
-    /// migrating its tables. A store written by a newer schema version is refused; a damaged
+    /// migrating its tables. A path ending in `/` names a folder that holds the store's file:
+    /// it is made when missing. A store written by a newer schema version is refused; a damaged
     /// SQLite file is reported and left as it is.
     pub fn open(url: &str) -> Result<Self, HostError> {
         let parsed = StoreUrl::parse(url)?;
         let shown = parsed.shown();
         let mut db = match &parsed {
             StoreUrl::Sqlite(path) => {
+                // A folder named as one (`notes-chats/`) is the store's own: made when missing.
+                if url.trim().ends_with('/')
+                    && let Some(folder) = path.parent()
+                    && !folder.is_dir()
+                {
+                    std::fs::create_dir_all(folder).map_err(|e| {
+                        HostError::new(
+                            STORE_UNREACHABLE,
+                            format!(
+                                "cannot open the store `{shown}`: cannot make the folder `{}`: {e}",
+                                folder.display()
+                            ),
+                        )
+                    })?;
+                }
                 if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty())
                     && !parent.is_dir()
                 {
