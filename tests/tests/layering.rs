@@ -83,9 +83,26 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "stalwart-analyzer",
         ],
     ),
+    // Editor features as plain data, over the compiler's façade and the explicit-state proof.
+    (
+        "stalwart-ide",
+        &[
+            "stalwart-diagnostics",
+            "stalwart-db",
+            "stalwart-agent",
+            "stalwart-syntax",
+            "stalwart-sema",
+            "stalwart-graph",
+            "stalwart-driver",
+            "stalwart-analyzer",
+        ],
+    ),
+    // The only crate that speaks LSP.
+    ("stalwart-lsp", &["stalwart-ide", "stalwart-diagnostics"]),
     (
         "stalwart-cli",
         &[
+            "stalwart-lsp",
             "stalwart-driver",
             "stalwart-graph",
             "stalwart-analyzer",
@@ -134,6 +151,8 @@ const ALLOWED_DEV: &[(&str, &[&str])] = &[
     ("stalwart-tests", &["stalwart-analyzer"]),
     // The record's tests and benchmark use the crate itself with its `serde` feature on.
     ("stalwart-record", &["stalwart-record"]),
+    // The server's tests turn on its `test-hooks` feature (a request that panics on purpose).
+    ("stalwart-lsp", &["stalwart-lsp"]),
 ];
 
 /// Crates the runtime side must never depend on, directly or not.
@@ -286,4 +305,36 @@ fn the_runtime_pulls_in_no_compiler_machinery() {
             );
         }
     }
+}
+
+/// The language server builds without z3 (DESIGN §1): in the editor the explicit-state engine
+/// answers. `cargo tree -p` resolves the features of that package alone, as its build does.
+#[test]
+fn the_language_server_builds_without_z3() {
+    let out = Command::new(env!("CARGO"))
+        .args([
+            "tree",
+            "-p",
+            "stalwart-lsp",
+            "-e",
+            "normal",
+            "--prefix",
+            "none",
+            "--offline",
+        ])
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+        .output()
+        .expect("cargo tree runs");
+    assert!(
+        out.status.success(),
+        "cargo tree failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let tree = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        tree.lines().any(|l| l.starts_with("stalwart-ide ")),
+        "{tree}"
+    );
+    let z3: Vec<&str> = tree.lines().filter(|l| l.starts_with("z3")).collect();
+    assert!(z3.is_empty(), "stalwart-lsp depends on {z3:?}");
 }

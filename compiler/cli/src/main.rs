@@ -135,6 +135,12 @@ enum Command {
         #[command(subcommand)]
         command: turns::TurnsCommand,
     },
+    /// The language server, on standard input and output.
+    Lsp {
+        /// Accepted for editors that pass it; standard input and output are the only transport.
+        #[arg(long)]
+        stdio: bool,
+    },
 }
 
 /// The call `stalwart check` runs the check on (DESIGN §4's flags).
@@ -366,6 +372,10 @@ fn main() -> ExitCode {
             }
         }
         Command::Turns { command } => turns::run(command),
+        Command::Lsp { stdio: _ } => {
+            let code = stalwart_lsp::run_stdio();
+            return ExitCode::from(code as u8);
+        }
     };
     let _ = std::io::stdout().flush();
     ExitCode::from(code)

@@ -92,18 +92,7 @@ pub fn compile_agent(
             };
         }
     };
-    let mut diagnostics = stalwart_sema::analyze_agent(&db, file).diagnostics.clone();
-    if diagnostics.iter().any(Diagnostic::is_error) {
-        return CompileOutcome {
-            diagnostics,
-            files: db.files(),
-            written: None,
-            fatal: None,
-        };
-    }
-    let lowered = stalwart_lower::lower_agent_file(&db, file);
-    diagnostics.extend(lowered.diagnostics.iter().cloned());
-    stalwart_diagnostics::sort(&mut diagnostics);
+    let mut diagnostics = agent_diagnostics(&db, file);
     if diagnostics.iter().any(Diagnostic::is_error) {
         return CompileOutcome {
             diagnostics,
@@ -116,6 +105,7 @@ pub fn compile_agent(
         .out
         .clone()
         .unwrap_or_else(|| default_out_dir(agent_yaml));
+    let lowered = stalwart_lower::lower_agent_file(&db, file);
     let graph = crate::graph::graph_json(&db, file);
     let overrides: std::collections::BTreeMap<String, Vec<String>> =
         stalwart_sema::agent_catalogue(&db, file)
@@ -149,6 +139,20 @@ pub fn compile_agent(
             }
         }
     }
+}
+
+/// Every diagnostic `stalwart compile` gives agent.yaml (loaded in `db`) and what it names: the
+/// analysis, then, when it found no error, the lowering's; sorted. The language server publishes
+/// the same list.
+pub fn agent_diagnostics(db: &Database, file: SourceFile) -> Vec<Diagnostic> {
+    let mut diagnostics = stalwart_sema::analyze_agent(db, file).diagnostics.clone();
+    if diagnostics.iter().any(Diagnostic::is_error) {
+        return diagnostics;
+    }
+    let lowered = stalwart_lower::lower_agent_file(db, file);
+    diagnostics.extend(lowered.diagnostics.iter().cloned());
+    stalwart_diagnostics::sort(&mut diagnostics);
+    diagnostics
 }
 
 fn write_record(

@@ -326,6 +326,19 @@ impl Database {
             .map(|(_, p)| p.clone())
     }
 
+    /// The file already loaded from `path`, without reading anything (`None` when no query has
+    /// loaded it).
+    pub fn loaded(&self, path: &Path) -> Option<SourceFile> {
+        let path = normalize(path);
+        self.registry.lock().ok()?.by_path.get(&path).copied()
+    }
+
+    /// The full path of the file with this id (diagnostics carry ids).
+    pub fn path_of(&self, id: FileId) -> Option<PathBuf> {
+        let registry = self.registry.lock().ok()?;
+        registry.by_id.get(id.0 as usize).map(|(_, p)| p.clone())
+    }
+
     pub fn root(&self) -> &Path {
         &self.root
     }

@@ -280,69 +280,21 @@ pub fn compile_rules(loader: Arc<dyn FileLoader>, paths: &[PathBuf], out: &Path)
             fatal: Some("no rulebook was given".to_string()),
         };
     }
-    let model = stalwart_sema::model::rulebook_model(&db, set);
-    let mut diagnostics = model.diagnostics.clone();
-    for file in set.files(&db).iter().chain(set.configs(&db).iter()) {
-        if stalwart_db::Db::had_bom(&db, *file) {
-            diagnostics.push(stalwart_sema::agent::byte_order_mark(&db, *file));
-        }
-    }
-    diagnostics.extend(stalwart_sema::rulebook::check_rulebook_set(
-        &db,
-        set,
-        None,
-        &Default::default(),
-    ));
-    let (gates, warnings) = stalwart_sema::model::gates_for(model, None);
-    diagnostics.extend(warnings);
-    if diagnostics.iter().any(Diagnostic::is_error) {
-        stalwart_diagnostics::sort(&mut diagnostics);
+    let (mut diagnostics, body) = rulebook_body(&db, set);
+    let Some(body) = body else {
         return CompileOutcome {
             diagnostics,
             files: db.files(),
             written: None,
             fatal: None,
         };
-    }
+    };
     let all: Vec<SourceFile> = set
         .configs(&db)
         .iter()
         .chain(set.files(&db).iter())
         .copied()
         .collect();
-    let mut body = RecordBody {
-        kind: RecordKind::Rulebook,
-        sources: all
-            .iter()
-            .map(|f| Source {
-                path: f.path(&db).clone(),
-                digest: blake3::hash(f.text(&db).as_bytes()).to_hex().to_string(),
-            })
-            .collect(),
-        ..Default::default()
-    };
-    for tool in gates.governing.keys() {
-        body.tools.push(Tool {
-            name: tool.clone(),
-            ..Default::default()
-        });
-    }
-    let mut intents: Vec<String> = model.intents.iter().map(|(n, _)| n.clone()).collect();
-    intents.sort();
-    intents.dedup();
-    body.intents = intents;
-    let span_of = |s: Span| {
-        let at = all.iter().position(|f| f.id(&db) == s.file);
-        SourceSpan {
-            source: at.unwrap_or(0) as u32,
-            start: s.start,
-            end: s.end,
-            line: at
-                .and_then(|i| all.get(i))
-                .map_or(0, |f| stalwart_db::line_of(&db, *f, s.start)),
-        }
-    };
-    diagnostics.extend(stalwart_lower::gate::attach(&mut body, &gates, &span_of));
     match write_record_body(&body, out) {
         Ok(written) => CompileOutcome {
             diagnostics,
@@ -364,6 +316,71 @@ pub fn compile_rules(loader: Arc<dyn FileLoader>, paths: &[PathBuf], out: &Path)
             }
         }
     }
+}
+
+/// Every diagnostic `stalwart rules compile` gives a rulebook loaded in `db`, and the record body
+/// unless an error stops it before lowering (the same diagnostics the language server publishes for a rulebook
+/// that no agent names).
+pub fn rulebook_body(db: &Database, set: RulebookSet<'_>) -> (Vec<Diagnostic>, Option<RecordBody>) {
+    let model = stalwart_sema::model::rulebook_model(db, set);
+    let mut diagnostics = model.diagnostics.clone();
+    for file in set.files(db).iter().chain(set.configs(db).iter()) {
+        if stalwart_db::Db::had_bom(db, *file) {
+            diagnostics.push(stalwart_sema::agent::byte_order_mark(db, *file));
+        }
+    }
+    diagnostics.extend(stalwart_sema::rulebook::check_rulebook_set(
+        db,
+        set,
+        None,
+        &Default::default(),
+    ));
+    let (gates, warnings) = stalwart_sema::model::gates_for(model, None);
+    diagnostics.extend(warnings);
+    if diagnostics.iter().any(Diagnostic::is_error) {
+        stalwart_diagnostics::sort(&mut diagnostics);
+        return (diagnostics, None);
+    }
+    let all: Vec<SourceFile> = set
+        .configs(db)
+        .iter()
+        .chain(set.files(db).iter())
+        .copied()
+        .collect();
+    let mut body = RecordBody {
+        kind: RecordKind::Rulebook,
+        sources: all
+            .iter()
+            .map(|f| Source {
+                path: f.path(db).clone(),
+                digest: blake3::hash(f.text(db).as_bytes()).to_hex().to_string(),
+            })
+            .collect(),
+        ..Default::default()
+    };
+    for tool in gates.governing.keys() {
+        body.tools.push(Tool {
+            name: tool.clone(),
+            ..Default::default()
+        });
+    }
+    let mut intents: Vec<String> = model.intents.iter().map(|(n, _)| n.clone()).collect();
+    intents.sort();
+    intents.dedup();
+    body.intents = intents;
+    let span_of = |s: Span| {
+        let at = all.iter().position(|f| f.id(db) == s.file);
+        SourceSpan {
+            source: at.unwrap_or(0) as u32,
+            start: s.start,
+            end: s.end,
+            line: at
+                .and_then(|i| all.get(i))
+                .map_or(0, |f| stalwart_db::line_of(db, *f, s.start)),
+        }
+    };
+    diagnostics.extend(stalwart_lower::gate::attach(&mut body, &gates, &span_of));
+    (diagnostics, Some(body))
 }
 
 /// A rule sheet's facts: its rows as written, and its default.

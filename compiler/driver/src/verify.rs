@@ -93,83 +93,19 @@ pub fn verify_agent(
             };
         }
     };
-    let mut diagnostics = stalwart_sema::analyze_agent(&db, file).diagnostics.clone();
-    if diagnostics.iter().any(Diagnostic::is_error) {
-        return VerifyOutcome {
-            diagnostics,
-            files: db.files(),
-            fatal: None,
-            graph: None,
-            proof: None,
-        };
-    }
-    let lowered = stalwart_lower::lower_agent_file(&db, file);
-    let files_of = stalwart_graph::source_files(&db, file);
-    let rulebook_files = stalwart_sema::agent_rulebook_files(&db, file);
-    let rulebook_ids: Vec<stalwart_diagnostics::FileId> =
-        rulebook_files.iter().map(|r| r.id(&db)).collect();
-    let mut rulebook_errors = Vec::new();
-    for d in &lowered.diagnostics {
-        let in_rulebook = rulebook_ids.contains(&d.primary.span.file);
-        if d.is_error() && in_rulebook {
-            rulebook_errors.push((
-                d.message.clone(),
-                stalwart_graph::place_of(&db, &files_of, d.primary.span),
-            ));
-        } else {
-            diagnostics.push(d.clone());
-        }
-    }
-    // QG015 reports a step's unknown routes: the warning would say it twice.
-    diagnostics.retain(|d| d.code != stalwart_agent::codes::UNKNOWN_ROUTE);
-    let mut rulebook_input = RulebookInput {
-        advisories,
-        ..RulebookInput::default()
-    };
-    if !rulebook_files.is_empty() {
-        // The rulebook checks a rule reports become its findings, not warnings beside them.
-        diagnostics.retain(|d| {
-            let Some(check) = rulebook_check(d, &rulebook_ids, &db, &files_of) else {
-                return true;
+    let parts = match prepare_proof(&db, file, advisories) {
+        Ok(parts) => parts,
+        Err(diagnostics) => {
+            return VerifyOutcome {
+                diagnostics,
+                files: db.files(),
+                fatal: None,
+                graph: None,
+                proof: None,
             };
-            rulebook_input.checks.push(check);
-            false
-        });
-        for rulebook in &rulebook_files {
-            rulebook_input.flows.extend(
-                stalwart_sema::rulebook::used_flows(&db, *rulebook)
-                    .into_iter()
-                    .map(|(name, span)| RulebookFlow {
-                        name,
-                        place: stalwart_graph::place_of(&db, &files_of, span),
-                    }),
-            );
         }
-        rulebook_input.sheet = rulebook_files
-            .iter()
-            .any(|r| stalwart_sema::sheet::is_sheet_path(r.path(&db)));
-    }
-    stalwart_diagnostics::sort(&mut diagnostics);
-    if diagnostics.iter().any(Diagnostic::is_error) {
-        return VerifyOutcome {
-            diagnostics,
-            files: db.files(),
-            fatal: None,
-            graph: None,
-            proof: None,
-        };
-    }
-    let graph = stalwart_graph::agent_graph(&db, file).clone();
-    let parsed = stalwart_sema::parse_agent_file(&db, file);
-    let input = ProofInput {
-        graph: &graph,
-        body: &lowered.body,
-        rulebook: parsed.value.rulebook.as_ref().map(|r| r.value.clone()),
-        rulebook_errors,
-        python: python_sources(&db, file),
-        bounds: options.bounds,
-        rulebook_input,
     };
+    let input = parts.input(options.bounds);
     let proof = match &options.engines {
         None => prove_cached(
             &input,
@@ -184,12 +120,115 @@ pub fn verify_agent(
         }
     };
     VerifyOutcome {
-        diagnostics,
+        diagnostics: parts.diagnostics,
         files: db.files(),
         fatal: None,
-        graph: Some(graph),
+        graph: Some(parts.graph),
         proof: Some(proof),
     }
+}
+
+/// What a proof of agent.yaml reads, taken out of the database (owned, so that the proof can run
+/// on another thread while the database takes edits), with the input's diagnostics (warnings).
+#[derive(Debug, Clone)]
+pub struct ProofParts {
+    /// The input's warnings (an error stops before a proof: see [`prepare_proof`]).
+    pub diagnostics: Vec<Diagnostic>,
+    pub graph: AgentGraph,
+    pub body: stalwart_record::RecordBody,
+    pub rulebook: Option<String>,
+    pub rulebook_errors: Vec<(String, stalwart_graph::Place)>,
+    pub python: Vec<(String, String)>,
+    pub rulebook_input: RulebookInput,
+}
+
+impl ProofParts {
+    /// The proof's input, to the given bounds.
+    pub fn input(&self, bounds: Bounds) -> ProofInput<'_> {
+        ProofInput {
+            graph: &self.graph,
+            body: &self.body,
+            rulebook: self.rulebook.clone(),
+            rulebook_errors: self.rulebook_errors.clone(),
+            python: self.python.clone(),
+            bounds,
+            rulebook_input: self.rulebook_input.clone(),
+        }
+    }
+}
+
+/// Lints and compiles agent.yaml (loaded in `db`) as `stalwart verify` does before it proves:
+/// the proof's parts, or every diagnostic when an input error stops it.
+pub fn prepare_proof(
+    db: &Database,
+    file: SourceFile,
+    advisories: Vec<Advisory>,
+) -> Result<ProofParts, Vec<Diagnostic>> {
+    let mut diagnostics = stalwart_sema::analyze_agent(db, file).diagnostics.clone();
+    if diagnostics.iter().any(Diagnostic::is_error) {
+        return Err(diagnostics);
+    }
+    let lowered = stalwart_lower::lower_agent_file(db, file);
+    let files_of = stalwart_graph::source_files(db, file);
+    let rulebook_files = stalwart_sema::agent_rulebook_files(db, file);
+    let rulebook_ids: Vec<stalwart_diagnostics::FileId> =
+        rulebook_files.iter().map(|r| r.id(db)).collect();
+    let mut rulebook_errors = Vec::new();
+    for d in &lowered.diagnostics {
+        let in_rulebook = rulebook_ids.contains(&d.primary.span.file);
+        if d.is_error() && in_rulebook {
+            rulebook_errors.push((
+                d.message.clone(),
+                stalwart_graph::place_of(db, &files_of, d.primary.span),
+            ));
+        } else {
+            diagnostics.push(d.clone());
+        }
+    }
+    // QG015 reports a step's unknown routes: the warning would say it twice.
+    diagnostics.retain(|d| d.code != stalwart_agent::codes::UNKNOWN_ROUTE);
+    let mut rulebook_input = RulebookInput {
+        advisories,
+        ..RulebookInput::default()
+    };
+    if !rulebook_files.is_empty() {
+        // The rulebook checks a rule reports become its findings, not warnings beside them.
+        diagnostics.retain(|d| {
+            let Some(check) = rulebook_check(d, &rulebook_ids, db, &files_of) else {
+                return true;
+            };
+            rulebook_input.checks.push(check);
+            false
+        });
+        for rulebook in &rulebook_files {
+            rulebook_input.flows.extend(
+                stalwart_sema::rulebook::used_flows(db, *rulebook)
+                    .into_iter()
+                    .map(|(name, span)| RulebookFlow {
+                        name,
+                        place: stalwart_graph::place_of(db, &files_of, span),
+                    }),
+            );
+        }
+        rulebook_input.sheet = rulebook_files
+            .iter()
+            .any(|r| stalwart_sema::sheet::is_sheet_path(r.path(db)));
+    }
+    stalwart_diagnostics::sort(&mut diagnostics);
+    if diagnostics.iter().any(Diagnostic::is_error) {
+        return Err(diagnostics);
+    }
+    let graph = stalwart_graph::agent_graph(db, file).clone();
+    let parsed = stalwart_sema::parse_agent_file(db, file);
+    Ok(ProofParts {
+        diagnostics,
+        graph,
+        body: lowered.body.clone(),
+        rulebook: parsed.value.rulebook.as_ref().map(|r| r.value.clone()),
+        rulebook_errors,
+        python: python_sources(db, file),
+        rulebook_input,
+    })
 }
 
 /// Proves, or answers from the cache folder when it holds a proof under the same key.

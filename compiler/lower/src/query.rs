@@ -22,10 +22,7 @@ pub fn lower_agent_file(db: &dyn Db, file: SourceFile) -> Lowered {
         files.extend(set.configs(db).iter().copied());
         files.extend(set.files(db).iter().copied());
     }
-    let map = FilesMap {
-        db,
-        files: files.clone(),
-    };
+    let map = FilesMap::new(db, &files);
     let sources = files
         .iter()
         .map(|f| Source {
@@ -77,12 +74,24 @@ pub fn lower_agent_file(db: &dyn Db, file: SourceFile) -> Lowered {
     lowered
 }
 
+/// Each file's place among the record's sources, by id.
 struct FilesMap<'a> {
     db: &'a dyn Db,
-    files: Vec<SourceFile>,
+    // INVARIANT: built once per lowering; each lookup is a hash probe, never a walk over the files
+    // (a rulebook of thousands of files has a span per gate).
+    by_id: std::collections::HashMap<FileId, (u32, SourceFile)>,
 }
 
-impl FilesMap<'_> {
+impl<'a> FilesMap<'a> {
+    fn new(db: &'a dyn Db, files: &[SourceFile]) -> Self {
+        let mut by_id = std::collections::HashMap::with_capacity(files.len());
+        for (i, f) in files.iter().enumerate() {
+            // The first file with an id wins, as a walk from the front found it.
+            by_id.entry(f.id(db)).or_insert((i as u32, *f));
+        }
+        Self { db, by_id }
+    }
+
     fn span(&self, span: Span) -> stalwart_record::SourceSpan {
         stalwart_record::SourceSpan {
             source: self.source_index(span.file),
@@ -95,14 +104,11 @@ impl FilesMap<'_> {
 
 impl SourceMap for FilesMap<'_> {
     fn source_index(&self, file: FileId) -> u32 {
-        self.files
-            .iter()
-            .position(|f| f.id(self.db) == file)
-            .unwrap_or(0) as u32
+        self.by_id.get(&file).map_or(0, |(i, _)| *i)
     }
 
     fn line(&self, file: FileId, offset: u32) -> u32 {
-        let Some(f) = self.files.iter().find(|f| f.id(self.db) == file) else {
+        let Some((_, f)) = self.by_id.get(&file) else {
             return 0;
         };
         stalwart_db::line_of(self.db, *f, offset)

@@ -70,6 +70,53 @@ pub struct Known {
     pub opaque: bool,
 }
 
+/// The names a file sees: its own, and (borrowed, never copied) those the rulebook's other files and
+/// the standard library define. A rulebook of thousands of files checks each file against every
+/// name without building the whole set again per file.
+pub(crate) struct Visible<'a> {
+    /// In the order the file defines them.
+    own: Vec<&'a str>,
+    shared: &'a BTreeSet<String>,
+    library: Option<&'a BTreeSet<String>>,
+}
+
+impl<'a> Visible<'a> {
+    pub(crate) fn new(
+        own: impl IntoIterator<Item = &'a str>,
+        shared: &'a BTreeSet<String>,
+        library: Option<&'a BTreeSet<String>>,
+    ) -> Self {
+        Self {
+            own: own.into_iter().collect(),
+            shared,
+            library,
+        }
+    }
+
+    pub(crate) fn contains(&self, name: &str) -> bool {
+        self.own.contains(&name)
+            || self.shared.contains(name)
+            || self.library.is_some_and(|l| l.contains(name))
+    }
+
+    /// Every name, sorted, once (the reporting path only: it builds the set).
+    pub(crate) fn sorted(&self) -> BTreeSet<&'a str> {
+        self.iter().collect()
+    }
+
+    /// Every name: the file's own in its order, then the other files', then the library's
+    /// (duplicates possible).
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &'a str> + '_ {
+        let shared: &'a BTreeSet<String> = self.shared;
+        let library: Option<&'a BTreeSet<String>> = self.library;
+        self.own
+            .iter()
+            .copied()
+            .chain(shared.iter().map(String::as_str))
+            .chain(library.into_iter().flatten().map(String::as_str))
+    }
+}
+
 /// `W1601` for an undefined bot message, with the nearest defined one as a fix.
 pub(crate) fn undefined_bot(
     message: &str,

@@ -24,6 +24,7 @@
 pub mod codes;
 mod common;
 pub use common::Known;
+pub(crate) use common::variables_in as variables_in_text;
 mod flows;
 mod v1;
 mod v2;

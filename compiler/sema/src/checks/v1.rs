@@ -8,8 +8,8 @@ use stalwart_syntax::v1::ast::{Condition, ConditionExpr, FlowDef, Item, Module, 
 
 use super::codes;
 use super::common::{
-    BUILTIN_BOT_MESSAGES, BUILTIN_VARIABLES, Known, bot_names_tool, read_before_set, tool_named_by,
-    undefined_bot, unknown_tool, unreachable,
+    BUILTIN_BOT_MESSAGES, BUILTIN_VARIABLES, Known, Visible, bot_names_tool, read_before_set,
+    tool_named_by, undefined_bot, unknown_tool, unreachable,
 };
 
 /// Checks a Colang 1.0 module. `catalogue`: the tools the agent declares (tools are not checked
@@ -22,12 +22,16 @@ pub fn check_v1(
     known: &Known,
 ) -> Vec<Diagnostic> {
     let library = crate::model::library::library();
-    let mut messages = defined_messages(module);
-    messages.extend(known.messages.iter().map(String::as_str));
-    messages.extend(library.v1_bot_messages.iter().map(String::as_str));
-    let mut all_flows: BTreeSet<&str> = flows(module).map(|f| f.id.as_str()).collect();
-    all_flows.extend(known.flows.iter().map(String::as_str));
-    all_flows.extend(library.v1_flows.iter().map(String::as_str));
+    let messages = Visible::new(
+        defined_messages(module),
+        &known.messages,
+        Some(&library.v1_bot_messages),
+    );
+    let all_flows = Visible::new(
+        flows(module).map(|f| f.id.as_str()),
+        &known.flows,
+        Some(&library.v1_flows),
+    );
     let mut ctx = Ctx {
         messages,
         flows: all_flows,
@@ -88,8 +92,8 @@ fn flows(module: &Module) -> impl Iterator<Item = &FlowDef> {
 }
 
 struct Ctx<'a> {
-    messages: Vec<&'a str>,
-    flows: BTreeSet<&'a str>,
+    messages: Visible<'a>,
+    flows: Visible<'a>,
     catalogue: Option<&'a BTreeSet<String>>,
     out: Vec<Diagnostic>,
 }
@@ -134,13 +138,14 @@ impl Ctx<'_> {
                         && !name.starts_with('$')
                         && bot.utterance().is_none()
                         && !BUILTIN_BOT_MESSAGES.contains(&name)
-                        && !self.messages.contains(&name)
+                        && !self.messages.contains(name)
                     {
+                        let defined: Vec<&str> = self.messages.iter().collect();
                         self.out.push(undefined_bot(
                             name,
                             bot.message.span,
                             format!("no `define bot {name}` in this file"),
-                            &self.messages,
+                            &defined,
                             str::to_string,
                         ));
                     }
@@ -159,7 +164,7 @@ impl Ctx<'_> {
                     "no `define subflow {}` or `define flow {}` in this file",
                     name.text, name.text
                 ));
-                if let Some(near) = did_you_mean(&name.text, self.flows.iter().copied()) {
+                if let Some(near) = did_you_mean(&name.text, self.flows.sorted()) {
                     d = d.with_fix(name.span, near, format!("did you mean `{near}`"));
                 } else {
                     d = d.with_note("a rulebook folder may define it in another file");

@@ -12,8 +12,8 @@ use stalwart_syntax::v2::ast::{
 
 use super::codes;
 use super::common::{
-    BUILTIN_BOT_MESSAGES, BUILTIN_VARIABLES, Known, bot_names_tool, read_before_set, tool_named_by,
-    undefined_bot, unknown_tool, unreachable,
+    BUILTIN_BOT_MESSAGES, BUILTIN_VARIABLES, Known, Visible, bot_names_tool, read_before_set,
+    tool_named_by, undefined_bot, unknown_tool, unreachable,
 };
 
 /// Checks a Colang 2.x module whose source is `text`. `catalogue`: the tools the agent declares
@@ -31,8 +31,7 @@ pub fn check_v2(
             nested_flows(f, &mut all);
         }
     }
-    let mut flows: BTreeSet<&str> = all.iter().map(|f| f.name.as_str()).collect();
-    flows.extend(known.flows.iter().map(String::as_str));
+    let flows = Visible::new(all.iter().map(|f| f.name.as_str()), &known.flows, None);
     let mut ctx = Ctx {
         text,
         flows,
@@ -121,7 +120,7 @@ fn duplicate_flows(module: &Module, out: &mut Vec<Diagnostic>) {
 
 struct Ctx<'a> {
     text: &'a str,
-    flows: BTreeSet<&'a str>,
+    flows: Visible<'a>,
     /// Some import names a module the checks cannot see.
     imports: bool,
     library_elsewhere: &'a std::collections::BTreeMap<String, String>,
@@ -271,7 +270,7 @@ impl Ctx<'_> {
                 module.replace('/', "."),
                 module.replace('/', ".")
             ));
-        } else if let Some(near) = did_you_mean(name, self.flows.iter().copied()) {
+        } else if let Some(near) = did_you_mean(name, self.flows.sorted()) {
             d = d.with_fix(span, near, format!("did you mean `{near}`"));
         } else {
             d = d.with_note("the standard library's flows come with `import core`");

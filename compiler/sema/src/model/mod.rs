@@ -23,6 +23,7 @@
 pub mod cond;
 pub mod config;
 pub mod library;
+pub mod names;
 pub mod paths;
 mod walk_sheet;
 mod walk_v1;
@@ -202,7 +203,7 @@ pub fn rulebook_config<'db>(db: &'db dyn Db, set: RulebookSet<'db>) -> NemoConfi
 
 /// The dialect of each rule file: the config's `colang_version`, else the file's own (detected
 /// as the reference detects it); `None` for a rule sheet.
-fn file_dialect(db: &dyn Db, file: SourceFile, config: &NemoConfig) -> Option<Dialect> {
+pub(crate) fn file_dialect(db: &dyn Db, file: SourceFile, config: &NemoConfig) -> Option<Dialect> {
     if crate::sheet::is_sheet_path(file.path(db)) {
         return None;
     }

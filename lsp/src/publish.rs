@@ -1,0 +1,85 @@
+//! The compiler's diagnostics as LSP diagnostics: code and rule page (`codeDescription`), the
+//! message with its label, notes and help, secondary labels and witness steps as related
+//! information, the fix kept in `data` for code actions.
+
+use std::path::Path;
+
+use lsp_types::{
+    CodeDescription, Diagnostic, DiagnosticRelatedInformation, DiagnosticSeverity, Location,
+    NumberOrString, Uri,
+};
+use stalwart_ide::{AnalysisHost, FileDiagnostic, Severity};
+
+use crate::encoding::{Encoding, LineIndex};
+
+/// Where rule pages live (`{base}QG023.md`), unless the client says otherwise.
+pub const RULE_PAGES: &str = "https://stalwart.dev/rules/";
+
+/// Converts one file's diagnostics (`text` is the file's text as analysed).
+pub fn to_lsp(
+    host: &AnalysisHost,
+    text: &str,
+    diagnostics: &[FileDiagnostic],
+    enc: Encoding,
+    rule_pages: &str,
+) -> Vec<Diagnostic> {
+    let index = LineIndex::new(text);
+    diagnostics
+        .iter()
+        .map(|d| {
+            let related: Vec<DiagnosticRelatedInformation> = d
+                .related
+                .iter()
+                .filter_map(|(range, message)| {
+                    Some(DiagnosticRelatedInformation {
+                        location: location(host, &range.path, range.start, range.end, enc)?,
+                        message: message.clone(),
+                    })
+                })
+                .collect();
+            Diagnostic {
+                range: index.range(d.range.start, d.range.end, enc),
+                severity: Some(match d.severity {
+                    Severity::Error => DiagnosticSeverity::ERROR,
+                    Severity::Warning => DiagnosticSeverity::WARNING,
+                    Severity::Note => DiagnosticSeverity::INFORMATION,
+                }),
+                code: Some(NumberOrString::String(d.code.clone())),
+                code_description: rule_page(&d.code, rule_pages),
+                source: Some("stalwart".to_string()),
+                message: d.full_message(),
+                related_information: (!related.is_empty()).then_some(related),
+                tags: None,
+                data: Some(serde_json::json!({"slug": d.slug})),
+            }
+        })
+        .collect()
+}
+
+/// The rule page of a code: its own for a QG rule, the rule's for a rulebook check a rule
+/// reports (`W1601` is QG009's).
+fn rule_page(code: &str, base: &str) -> Option<CodeDescription> {
+    let rule = if code.starts_with("QG") {
+        code.to_string()
+    } else {
+        stalwart_ide::rule_of_code(code)?.to_string()
+    };
+    let href: Uri = format!("{base}{rule}.md").parse().ok()?;
+    Some(CodeDescription { href })
+}
+
+/// A location in any file the host knows.
+pub fn location(
+    host: &AnalysisHost,
+    path: &Path,
+    start: u32,
+    end: u32,
+    enc: Encoding,
+) -> Option<Location> {
+    let text = host.text(path)?;
+    let index = LineIndex::new(&text);
+    Some(Location {
+        uri: crate::uri::from_path(path),
+        range: index.range(start, end, enc),
+    })
+}
