@@ -388,3 +388,66 @@ fn a_catalogue_changed_on_disk_is_read_again_when_the_watcher_says_so() {
     );
     assert!(c.stop());
 }
+
+/// A workspace whose tools come from a Python module and an MCP answer, and whose rulebook is a
+/// Colang 2.x config folder.
+fn sources_workspace() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let write = |name: &str, text: &str| {
+        let path = root.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(
+        "agent.yaml",
+        "agents:\n  billing:\n    tools: [refund_card, read_file]\ntools:\n  - python: shop.tools\n  \
+         - mcp: servers/fs.json\nrulebook: ./rails\n",
+    );
+    write("shop/__init__.py", "");
+    write(
+        "shop/tools.py",
+        "from stalwart_agents import tool\n\n\n@tool(effects=\"changes\")\ndef refund_card(order_id: \
+         str, amount: float):\n    \"\"\"Refund an order's card.\"\"\"\n",
+    );
+    write(
+        "servers/fs.json",
+        "{\"jsonrpc\": \"2.0\", \"id\": 1, \"result\": {\"tools\": [\n  {\"name\": \"read_file\", \
+         \"description\": \"Read a file\", \"inputSchema\": {\"type\": \"object\", \"properties\": \
+         {\"path\": {\"type\": \"string\"}}, \"required\": [\"path\"]}, \"annotations\": \
+         {\"readOnlyHint\": true}}\n]}}\n",
+    );
+    write("rails/config.yml", "colang_version: \"2.x\"\n");
+    write(
+        "rails/main.co",
+        "import core\n\nflow main\n  activate refunds\n\nflow refunds\n  user said \"refund order \
+         4411\"\n  await RefundCardAction(order_id=\"4411\", amount=40.0)\n",
+    );
+    (dir, root)
+}
+
+#[test]
+fn definitions_reach_python_modules_and_mcp_answers_from_a_2x_rulebook() {
+    let (dir, root) = sources_workspace();
+    let mut c = Client::start_in(root, Some(dir), false);
+    c.open("agent.yaml");
+    c.open("rails/main.co");
+    // `await RefundCardAction(...)` → the decorated function in the Python module.
+    let def = c.request("textDocument/definition", c.at("rails/main.co", 7, 12));
+    assert_eq!(def[0]["uri"], c.uri("shop/tools.py"));
+    assert_eq!(range_of(&def[0]["range"]), (4, 4, 4, 15));
+    // `read_file` in agent.yaml's `tools:` → its name in the MCP answer.
+    let def = c.request("textDocument/definition", c.at("agent.yaml", 2, 28));
+    assert_eq!(def[0]["uri"], c.uri("servers/fs.json"));
+    assert_eq!(range_of(&def[0]["range"]), (1, 11, 1, 22));
+    // The hover says where the declaration is.
+    let hover = c.request("textDocument/hover", c.at("agent.yaml", 2, 14));
+    let text = hover["contents"]["value"].as_str().unwrap();
+    assert!(
+        text.starts_with(
+            "**tool** `refund_card`: changes\ndeclared in the Python module `shop.tools`"
+        ),
+        "{text}"
+    );
+    assert!(c.stop());
+}
