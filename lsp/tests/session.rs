@@ -8,6 +8,23 @@ use lsp_server::{ErrorCode, Message, Notification, Request, RequestId};
 use serde_json::{Value, json};
 use support::{Client, range_of};
 
+/// The workspace's policy.co with its misspelt tool corrected.
+fn fixed_policy(c: &Client) -> String {
+    std::fs::read_to_string(c.path("policy.co"))
+        .unwrap()
+        .replace("refund_crd", "refund_card")
+}
+
+/// The labels of a completion answer, in order.
+fn labels_of(items: &Value) -> Vec<&str> {
+    items
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["label"].as_str().unwrap())
+        .collect()
+}
+
 #[test]
 fn a_broken_rulebook_is_flagged_then_cleared_as_you_type() {
     let mut c = Client::start(false);
@@ -58,9 +75,7 @@ fn a_fix_is_offered_as_a_code_action() {
 #[test]
 fn renaming_a_tool_in_the_catalogue_flags_agent_yaml_and_the_rulebook() {
     let mut c = Client::start(false);
-    let fixed = std::fs::read_to_string(c.path("policy.co"))
-        .unwrap()
-        .replace("refund_crd", "refund_card");
+    let fixed = fixed_policy(&c);
     c.open("agent.yaml");
     c.open_text("policy.co", &fixed);
     c.open("tools.yaml");
@@ -123,9 +138,7 @@ fn definitions_and_references_cross_files() {
 #[test]
 fn rename_writes_every_file_that_names_the_tool() {
     let mut c = Client::start(false);
-    let fixed = std::fs::read_to_string(c.path("policy.co"))
-        .unwrap()
-        .replace("refund_crd", "refund_card");
+    let fixed = fixed_policy(&c);
     c.open_text("policy.co", &fixed);
     let prepared = c.request("textDocument/prepareRename", c.at("policy.co", 7, 15));
     assert_eq!(prepared["placeholder"], "refund_card");
@@ -200,22 +213,12 @@ fn completion_offers_tools_after_execute_and_keys_in_agent_yaml() {
         &format!("{text}\ndefine flow other\n  execute \n"),
     );
     let items = c.request("textDocument/completion", c.at("policy.co", 12, 10));
-    let labels: Vec<&str> = items
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["label"].as_str().unwrap())
-        .collect();
+    let labels = labels_of(&items);
     assert_eq!(labels, ["get_order", "refund_card"]);
     let agent = std::fs::read_to_string(c.path("agent.yaml")).unwrap();
     c.change("agent.yaml", 2, &format!("{agent}fa"));
     let items = c.request("textDocument/completion", c.at("agent.yaml", 8, 2));
-    let labels: Vec<&str> = items
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["label"].as_str().unwrap())
-        .collect();
+    let labels = labels_of(&items);
     assert_eq!(
         labels,
         [
@@ -255,9 +258,7 @@ fn document_symbols_list_what_a_file_defines() {
 #[test]
 fn saving_proves_the_agent_and_publishes_findings_on_its_lines() {
     let mut c = Client::start(false);
-    let fixed = std::fs::read_to_string(c.path("policy.co"))
-        .unwrap()
-        .replace("refund_crd", "refund_card");
+    let fixed = fixed_policy(&c);
     std::fs::write(c.path("policy.co"), &fixed).unwrap();
     c.open("agent.yaml");
     c.open("policy.co");
@@ -358,9 +359,7 @@ fn a_request_cancelled_before_it_runs_is_answered_request_cancelled() {
 #[test]
 fn a_catalogue_changed_on_disk_is_read_again_when_the_watcher_says_so() {
     let mut c = Client::start(false);
-    let fixed = std::fs::read_to_string(c.path("policy.co"))
-        .unwrap()
-        .replace("refund_crd", "refund_card");
+    let fixed = fixed_policy(&c);
     c.open("agent.yaml");
     c.open_text("policy.co", &fixed);
     // tools.yaml is not open: its text is the disk's. Rename a tool there, then tell the server.
