@@ -5,8 +5,10 @@
 //! `runtime/check/src/schema.rs`): every schema that stands for a value of its own gets, in an
 //! `allOf`, a `propertyNames` that allows only the names it or a schema applied in place
 //! (`$ref`, `allOf`, `anyOf`, `oneOf`) declares (`properties`, `required`, `patternProperties`) —
-//! unless one of them has an `additionalProperties` schema, an `enum` or a `const`. With that, the
-//! two must agree on every call.
+//! unless one of them has an `additionalProperties` schema, an `enum` or a `const`; and members
+//! and items none of them describes (no `properties` entry, pattern, `additionalProperties`
+//! schema or `items`) must be free values, where every object is empty. With that, the two must
+//! agree on every call.
 
 mod schema_support;
 
@@ -256,7 +258,7 @@ fn declared(schema: &Json, root: &Json, depth: usize, out: &mut (Vec<String>, Ve
 fn strictify(schema: &Json, root: &Json, value_level: bool) -> Json {
     let mut map = match schema {
         Json::Bool(false) => return Json::Bool(false),
-        Json::Bool(true) if value_level => return json!({"propertyNames": false}),
+        Json::Bool(true) if value_level => Map::new(),
         Json::Bool(true) => return Json::Bool(true),
         Json::Object(map) => map.clone(),
         other => return other.clone(),
@@ -271,7 +273,10 @@ fn strictify(schema: &Json, root: &Json, value_level: bool) -> Json {
                     }
                 }
             }
-            "items" | "additionalProperties" | "propertyNames" if value.is_object() => {
+            "items" | "propertyNames" if value.is_object() || value.is_boolean() => {
+                *value = strictify(value, root, true);
+            }
+            "additionalProperties" if value.is_object() => {
                 *value = strictify(value, root, true);
             }
             "allOf" | "anyOf" | "oneOf" => {
@@ -305,8 +310,103 @@ fn strictify(schema: &Json, root: &Json, value_level: bool) -> Json {
             all.push(json!({"propertyNames": names}));
             map.insert("allOf".to_owned(), Json::Array(all));
         }
+        // What no schema describes is free: any object in it must be empty.
+        let mut free = Vec::new();
+        let mut found = (Vec::new(), Vec::new(), false);
+        governed(schema, root, 0, &mut found);
+        if !found.2 {
+            let named: Map<String, Json> = found.0.into_iter().map(|n| (n, json!(true))).collect();
+            let patterns: Map<String, Json> =
+                found.1.into_iter().map(|p| (p, json!(true))).collect();
+            free.push(json!({
+                "properties": named,
+                "patternProperties": patterns,
+                "additionalProperties": {"$ref": FREE},
+            }));
+        }
+        if !has_items(schema, root, 0) {
+            free.push(json!({"items": {"$ref": FREE}}));
+        }
+        if !free.is_empty() {
+            let mut all = match map.remove("allOf") {
+                Some(Json::Array(list)) => list,
+                _ => Vec::new(),
+            };
+            all.extend(free);
+            map.insert("allOf".to_owned(), Json::Array(all));
+        }
     }
     Json::Object(map)
+}
+
+/// Where the strict schema keeps the schema of a value nothing describes.
+const FREE: &str = "#/$defs/free_value";
+
+/// The strict form of `schema` as a whole: [`strictify`], with the schema of a free value.
+fn strict_schema(schema: &Json) -> Json {
+    let mut strict = strictify(schema, schema, true);
+    if let Json::Object(map) = &mut strict {
+        let defs = map.entry("$defs").or_insert_with(|| json!({}));
+        if let Json::Object(defs) = defs {
+            defs.insert(
+                "free_value".to_owned(),
+                json!({"propertyNames": false, "items": {"$ref": FREE}}),
+            );
+        }
+    }
+    strict
+}
+
+/// The member names and patterns whose values a schema describes (`properties`,
+/// `patternProperties`), with those of the schemas it applies in place; the flag is set when it
+/// describes every member (an `additionalProperties` schema, an `enum`, a `const`).
+fn governed(schema: &Json, root: &Json, depth: usize, out: &mut (Vec<String>, Vec<String>, bool)) {
+    let Json::Object(map) = schema else { return };
+    if depth > 16 {
+        out.2 = true;
+        return;
+    }
+    if let Some(Json::Object(props)) = map.get("properties") {
+        out.0.extend(props.keys().cloned());
+    }
+    if let Some(Json::Object(patterns)) = map.get("patternProperties") {
+        out.1.extend(patterns.keys().cloned());
+    }
+    if map.contains_key("enum")
+        || map.contains_key("const")
+        || map.get("additionalProperties").is_some_and(Json::is_object)
+    {
+        out.2 = true;
+    }
+    for child in in_place(map, root) {
+        governed(child, root, depth + 1, out);
+    }
+}
+
+/// Whether a schema, or one it applies in place, describes an array's items (`items`, `enum`,
+/// `const`).
+fn has_items(schema: &Json, root: &Json, depth: usize) -> bool {
+    let Json::Object(map) = schema else {
+        return false;
+    };
+    depth > 16
+        || ["items", "enum", "const"]
+            .iter()
+            .any(|k| map.contains_key(*k))
+        || in_place(map, root).any(|child| has_items(child, root, depth + 1))
+}
+
+/// The schemas `map` applies in place: its `$ref` target, `allOf`, `anyOf`, `oneOf`.
+fn in_place<'a>(map: &'a Map<String, Json>, root: &'a Json) -> impl Iterator<Item = &'a Json> {
+    let target = match map.get("$ref") {
+        Some(Json::String(r)) => root.pointer(r.trim_start_matches('#')),
+        _ => None,
+    };
+    let lists = ["allOf", "anyOf", "oneOf"]
+        .into_iter()
+        .filter_map(|key| map.get(key).and_then(Json::as_array))
+        .flatten();
+    target.into_iter().chain(lists)
 }
 
 fn reference(schema: &Json) -> jsonschema::Validator {
@@ -330,7 +430,7 @@ fn differ(schema: &Json, value: &Json) -> Option<String> {
         return Some(format!("value: ours {ours:?}, jsonschema valid={theirs}"));
     }
     if let Json::Object(args) = value {
-        let strict = strictify(schema, schema, true);
+        let strict = strict_schema(schema);
         let theirs = reference(&strict).is_valid(value);
         let ours = validate_arguments(body, Some(compiled.schema.root), args);
         if ours.is_none() != theirs {
@@ -589,4 +689,69 @@ fn generated_pairs_cover_every_rule_and_both_verdicts() {
         (total / 5..total * 4 / 5).contains(&valid),
         "{valid} of {total} valid, {rules:?}"
     );
+}
+
+#[test]
+fn a_value_no_schema_describes_holds_no_member() {
+    let cases = [
+        (
+            json!({"properties": {"c": {"items": true}}}),
+            json!({"c": [{"a": null}]}),
+            Some("/c/0/a"),
+        ),
+        (
+            json!({"required": ["a"]}),
+            json!({"a": {"b": 1}}),
+            Some("/a/b"),
+        ),
+        (
+            json!({"required": ["a"]}),
+            json!({"a": [1, [{}, {"b": 1}]]}),
+            Some("/a/1/1/b"),
+        ),
+        (json!({"required": ["a"]}), json!({"a": [1, {}]}), None),
+        (
+            json!({"anyOf": [{"additionalProperties": true}, {"type": "null", "required": ["a"]}]}),
+            json!({"a": {"a": null}}),
+            Some("/a/a"),
+        ),
+        (
+            json!({"properties": {"a": {"type": "array"}}}),
+            json!({"a": [{"b": 1}]}),
+            Some("/a/0/b"),
+        ),
+        (
+            json!({"properties": {"a": {"anyOf": [{"items": {"properties": {"b": {}}}}, {"type": "string"}]}}}),
+            json!({"a": [{"b": 1}]}),
+            None,
+        ),
+        (
+            json!({"allOf": [{"required": ["a"]}], "properties": {"a": {"properties": {"b": {}}}}}),
+            json!({"a": {"b": 1}}),
+            None,
+        ),
+        (
+            json!({"properties": {"a": {"additionalProperties": {}}}}),
+            json!({"a": {"b": {"c": 1}}}),
+            Some("/a/b/c"),
+        ),
+        (
+            json!({"properties": {"a": {"additionalProperties": {}}}}),
+            json!({"a": {"b": [1, "x"]}}),
+            None,
+        ),
+    ];
+    for (schema, args, pointer) in cases {
+        assert_eq!(differ(&schema, &args), None, "{schema} / {args}");
+        let compiled = schema_support::compile(&schema);
+        let Json::Object(map) = &args else {
+            unreachable!()
+        };
+        let fault = validate_arguments(compiled.body(), Some(compiled.schema.root), map);
+        assert_eq!(
+            fault.as_ref().map(|f| (f.pointer.as_str(), f.rule)),
+            pointer.map(|p| (p, "additionalProperties")),
+            "{schema} / {args}"
+        );
+    }
 }

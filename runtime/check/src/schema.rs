@@ -10,8 +10,12 @@
 //! `const`) — counting the schemas applied to the same value in place (`$ref`, `allOf`, `anyOf`,
 //! `oneOf`: a member any of them declares is declared). `additionalProperties: true`, or no
 //! `additionalProperties`, declares nothing: a member the author did not name may carry what the
-//! guard cannot see. With no schema at all every argument is undeclared. A reported result keeps plain JSON Schema semantics (a tool may
-//! return more than it declares). `additionalProperties: false` and a schema for it act as JSON
+//! guard cannot see. With no schema at all every argument is undeclared. The rule reaches into
+//! values no schema describes as well: a member only `required` names (or that
+//! `additionalProperties: true` lets through), or an item of an array no `items` describes —
+//! counting, again, the schemas applied in place — is *free*, and any object inside a free value
+//! must be empty, since nothing declares a member there. A reported result keeps plain JSON
+//! Schema semantics (a tool may return more than it declares). `additionalProperties: false` and a schema for it act as JSON
 //! Schema says, in both.
 //!
 //! The order of faults is fixed (DESIGN §5.9). For a call's arguments: first every argument the
@@ -257,7 +261,7 @@ impl<'r> Eval<'_, 'r> {
         match value {
             Json::Number(n) => number(node, n, path)?,
             Json::String(s) => self.string(idx, node, s, path)?,
-            Json::Array(items) => self.array(node, items, path, depth)?,
+            Json::Array(items) => self.array(idx, node, items, path, depth, level)?,
             Json::Object(members) => self.object(idx, node, members, path, depth, level)?,
             Json::Null | Json::Bool(_) => {}
         }
@@ -317,10 +321,12 @@ impl<'r> Eval<'_, 'r> {
 
     fn array(
         &mut self,
+        idx: SchemaIdx,
         node: &ArchivedSchemaNode,
         items: &[Json],
         path: &Path<'_>,
         depth: usize,
+        level: Level,
     ) -> Checked {
         if node
             .min_items
@@ -340,6 +346,16 @@ impl<'r> Eval<'_, 'r> {
             for (i, item) in items.iter().enumerate() {
                 let at = Path::Index(path, i);
                 self.value(schema.to_native(), item, &at, depth + 1, Level::Value)?;
+            }
+        } else if self.strict
+            && level == Level::Value
+            && !items.is_empty()
+            && !self
+                .has_items(idx, depth)
+                .map_err(|rule| fault(path, rule))?
+        {
+            for (i, item) in items.iter().enumerate() {
+                self.free(item, &Path::Index(path, i), depth + 1)?;
             }
         }
         Ok(())
@@ -408,11 +424,89 @@ impl<'r> Eval<'_, 'r> {
                     self.value(entry.1.to_native(), member, &at, depth + 1, Level::Value)?;
                 }
             }
-            if !matched && let ArchivedAdditional::Schema(schema) = &node.additional {
-                self.value(schema.to_native(), member, &at, depth + 1, Level::Value)?;
+            if !matched {
+                if let ArchivedAdditional::Schema(schema) = &node.additional {
+                    self.value(schema.to_native(), member, &at, depth + 1, Level::Value)?;
+                } else if self.strict
+                    && level == Level::Value
+                    && !self
+                        .governs(idx, name, depth)
+                        .map_err(|rule| fault(&at, rule))?
+                {
+                    self.free(member, &at, depth + 1)?;
+                }
             }
         }
         Ok(())
+    }
+
+    /// A value in a call's arguments that no schema describes (a member only `required` names or
+    /// `additionalProperties: true` lets through, an item of an array with no `items`): the rule
+    /// on undeclared members still holds inside it, and nothing declares a member there, so any
+    /// object in it must be empty.
+    fn free(&self, value: &Json, path: &Path<'_>, depth: usize) -> Checked {
+        if depth > MAX_DEPTH {
+            return fail(path, "depth");
+        }
+        match value {
+            Json::Object(members) => match members.keys().next() {
+                Some(name) => fail(&Path::Key(path, name), "additionalProperties"),
+                None => Ok(()),
+            },
+            Json::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    self.free(item, &Path::Index(path, i), depth + 1)?;
+                }
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Whether node `idx`, or a schema it applies in place, says what the member `name` holds
+    /// (`properties`, a `patternProperties` pattern, an `additionalProperties` schema, or the
+    /// whole value in an `enum` or `const`); `Err` names the rule of a broken program.
+    fn governs(&mut self, idx: SchemaIdx, name: &str, depth: usize) -> Result<bool, &'static str> {
+        if depth > MAX_DEPTH {
+            return Err("depth");
+        }
+        let Some(node) = self.node(idx) else {
+            return Err("schema");
+        };
+        if declared(node, name).is_some()
+            || matches!(node.additional, ArchivedAdditional::Schema(_))
+            || (node.has_enum && !is_never(node))
+            || node.constant.is_some()
+            || self.pattern_finds(idx, node, name)?
+        {
+            return Ok(true);
+        }
+        for child in in_place_children(node) {
+            if self.governs(child, name, depth + 1)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Whether node `idx`, or a schema it applies in place, has `items` (or lists the whole
+    /// value in an `enum` or `const`).
+    fn has_items(&self, idx: SchemaIdx, depth: usize) -> Result<bool, &'static str> {
+        if depth > MAX_DEPTH {
+            return Err("depth");
+        }
+        let Some(node) = self.node(idx) else {
+            return Err("schema");
+        };
+        if node.items.is_some() || (node.has_enum && !is_never(node)) || node.constant.is_some() {
+            return Ok(true);
+        }
+        for child in in_place_children(node) {
+            if self.has_items(child, depth + 1)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// Whether a `patternProperties` pattern of node `idx` finds `name`; `Err` names the rule of
@@ -454,15 +548,8 @@ impl<'r> Eval<'_, 'r> {
         {
             return Ok(true);
         }
-        let children = node
-            .reference
-            .as_ref()
-            .into_iter()
-            .chain(node.all_of.iter())
-            .chain(node.any_of.iter())
-            .chain(node.one_of.iter());
-        for child in children {
-            if self.declares(child.to_native(), name, depth + 1)? {
+        for child in in_place_children(node) {
+            if self.declares(child, name, depth + 1)? {
                 return Ok(true);
             }
         }
@@ -527,6 +614,17 @@ impl<'r> Eval<'_, 'r> {
 }
 
 /// Whether a node applies other schemas to its value in place.
+/// The schemas `node` applies to its value in place: `$ref`, then `allOf`, `anyOf`, `oneOf`.
+fn in_place_children(node: &ArchivedSchemaNode) -> impl Iterator<Item = SchemaIdx> + '_ {
+    node.reference
+        .as_ref()
+        .into_iter()
+        .chain(node.all_of.iter())
+        .chain(node.any_of.iter())
+        .chain(node.one_of.iter())
+        .map(|idx| idx.to_native())
+}
+
 fn applies_in_place(node: &ArchivedSchemaNode) -> bool {
     node.reference.is_some()
         || !node.all_of.is_empty()
