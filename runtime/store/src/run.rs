@@ -25,6 +25,8 @@ use stalwart_host::HostError;
 use stalwart_record::ArchivedRecordBody;
 use stalwart_runtime::{Call, Decision, Env, Outcome, RecordKey, Session};
 
+mod hosted;
+
 use crate::approval::{Approval, ApprovalState, Approve, Effects, Verdict};
 use crate::codes::{HISTORY_INVALID, PROGRAM_DIVERGED, TURN_STATE};
 use crate::db::{Param, Tx, TxError};
