@@ -53,7 +53,7 @@ pub struct PyConversation {
     body_of: Arc<Record>,
     key: RecordKey,
     agent: String,
-    id: String,
+    pub(crate) id: String,
     shown: String,
     /// Held while a turn runs: the program may not start another turn of it meanwhile.
     store: Mutex<Store>,
@@ -61,11 +61,11 @@ pub struct PyConversation {
     own_store: Option<tempfile::TempDir>,
     program: Py<PyAny>,
     approver: Approver,
-    context: Option<Py<PyAny>>,
-    user: Option<Py<PyAny>>,
+    pub(crate) context: Option<Py<PyAny>>,
+    pub(crate) user: Option<Py<PyAny>>,
 }
 
-fn store_error(py: Python<'_>, e: &HostError) -> PyErr {
+pub(crate) fn store_error(py: Python<'_>, e: &HostError) -> PyErr {
     error(
         py,
         "StoreError",
@@ -73,7 +73,7 @@ fn store_error(py: Python<'_>, e: &HostError) -> PyErr {
     )
 }
 
-fn json_py<T: Serialize>(py: Python<'_>, value: &T) -> PyResult<Py<PyAny>> {
+pub(crate) fn json_py<T: Serialize>(py: Python<'_>, value: &T) -> PyResult<Py<PyAny>> {
     let value = serde_json::to_value(value).map_err(|e| crate::errors::internal(e.to_string()))?;
     to_py(py, &value).map(Bound::unbind)
 }
@@ -306,6 +306,49 @@ impl PyConversation {
     }
 }
 
+impl PyConversation {
+    /// Runs `f` on the store with a guard, for calls the host makes itself (the LangGraph guard:
+    /// no program runs). An exception of the approve function is raised once `f` is done (the
+    /// call it was asked about was refused).
+    pub(crate) fn with_guard<R>(
+        &self,
+        py: Python<'_>,
+        f: impl FnOnce(&mut Store, &mut Guard<'_>) -> Result<R, HostError>,
+    ) -> PyResult<R> {
+        let mut store = self.lock()?;
+        let failed: std::cell::RefCell<Option<PyErr>> = std::cell::RefCell::new(None);
+        let mut ask = |a: &Approval| -> Verdict {
+            let Approver::Function(f) = &self.approver else {
+                return Verdict::Deny(None);
+            };
+            let answer = approval_py(py, a)
+                .and_then(|a| f.bind(py).call1((a,)))
+                .and_then(|v| verdict_of(&v));
+            answer.unwrap_or_else(|e| {
+                failed.borrow_mut().get_or_insert(e);
+                Verdict::Deny(None)
+            })
+        };
+        let approve = match &self.approver {
+            Approver::Person(rule) => Approve::Person(rule.clone()),
+            Approver::Function(_) => Approve::Function(&mut ask),
+            Approver::Nobody => Approve::Nobody,
+        };
+        let mut guard = Guard {
+            body: self.body_of.body(),
+            key: &self.key,
+            approve,
+        };
+        let out = f(&mut store, &mut guard);
+        drop(guard);
+        drop(store);
+        if let Some(e) = failed.into_inner() {
+            return Err(e);
+        }
+        out.map_err(|e| store_error(py, &e))
+    }
+}
+
 /// The Python program as the store's [`Program`].
 struct PyProgram<'a, 'py> {
     py: Python<'py>,
@@ -399,7 +442,11 @@ fn verdict_of(value: &Bound<'_, PyAny>) -> PyResult<Verdict> {
 static CONVERSATION: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
 
 /// `stalwart_agents.conversation.<class>.from_json(value)`.
-fn typed<'py>(py: Python<'py>, class: &str, value: Py<PyAny>) -> PyResult<Bound<'py, PyAny>> {
+pub(crate) fn typed<'py>(
+    py: Python<'py>,
+    class: &str,
+    value: Py<PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
     let module = CONVERSATION.get_or_try_init(py, || {
         py.import("stalwart_agents.conversation").map(Bound::unbind)
     })?;
@@ -842,7 +889,7 @@ impl PyRunningTurn {
 }
 
 /// A tool function's name as its tool: the `@tool` declaration's `name`, else `__name__`.
-fn tool_name(f: &Bound<'_, PyAny>) -> PyResult<String> {
+pub(crate) fn tool_name(f: &Bound<'_, PyAny>) -> PyResult<String> {
     if let Ok(decl) = f.getattr("__stalwart_tool__")
         && let Ok(Some(name)) = decl
             .get_item("name")

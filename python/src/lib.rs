@@ -7,7 +7,8 @@
 //! Modules: `record` (a loaded record and its views), `compile` (agents and rulebooks compiled
 //! and proved), `session` (a conversation: the selector's plan, the check, turns, reports, the
 //! history as Python objects), `plan` (the plan as a Python object), `conversation` (a
-//! conversation held in a store: turns that wait for a person and go on anywhere), `check` (the
+//! conversation held in a store: turns that wait for a person and go on anywhere), `hosted` (calls
+//! the LangGraph guard makes in a conversation's turn), `check` (the
 //! answer), `convert` (Python values ↔ JSON), `errors` (the package's exceptions, and panics
 //! kept from crossing into Python).
 
@@ -18,6 +19,7 @@ mod compile;
 mod conversation;
 mod convert;
 mod errors;
+mod hosted;
 mod plan;
 mod record;
 mod session;
@@ -38,6 +40,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<conversation::PyConversation>()?;
     m.add_class::<conversation::PyRunningTurn>()?;
     m.add_function(wrap_pyfunction!(conversation::open_conversation, m)?)?;
+    m.add_function(wrap_pyfunction!(hosted::host_call, m)?)?;
+    m.add_function(wrap_pyfunction!(hosted::host_done, m)?)?;
     #[cfg(feature = "bench")]
     {
         m.add_function(wrap_pyfunction!(bench::rust_check_ns, m)?)?;
