@@ -77,7 +77,7 @@ pub fn host_call(
                     to_json(&v, "the tool's result")
                 }
             })
-            .map_err(|e| e.to_string())
+            .map_err(|e| e.value(py).to_string())
     };
     let id = chat.id.clone();
     let out = chat.with_guard(py, |store, guard| {

@@ -173,6 +173,21 @@ def open_conversation(
     context: Mapping[str, Any] | Callable[[Any], Mapping[str, Any]] | None = None,
     user: Any = None,
 ) -> Conversation: ...
+def host_call(
+    conversation: Conversation,
+    number: int,
+    input: str,
+    invocation: int,
+    tool: str,
+    args: Mapping[str, Any] | None,
+    run: Callable[[dict[str, Any]], Any],
+    *,
+    origins: Mapping[str, str] | None = None,
+    labels: Mapping[str, list[str]] | None = None,
+    context: Mapping[str, Any] | None = None,
+    intent: str | None = None,
+) -> dict[str, Any]: ...
+def host_done(conversation: Conversation, number: int, answer: str) -> None: ...
 def compile_agent(
     path: _Path, text: str | None = None, verify: bool = True
 ) -> tuple[Record, dict[str, Any] | None]: ...
@@ -198,6 +213,8 @@ __all__ = [
     "RunningTurn",
     "Session",
     "compile_agent",
+    "host_call",
+    "host_done",
     "open_conversation",
     "open_session",
     "write_agent_record",

@@ -226,20 +226,28 @@ class Turn:
     def journal(self) -> list[JournalRecord]:
         return [JournalRecord.from_json(r) for r in self._info()["journal"]]
 
-    def approve(self, *, by: str | None = None, invocation: int | None = None) -> str:
+    def approve(self, *, by: str | None = None, invocation: int | None = None) -> str | None:
         """Approves what the turn waits for (one call, when `invocation` is given), as `by`; the
         turn goes on in this process and its answer is returned. Raises `ApprovalError`
         (`already_answered`) when another answer came first, `Waiting` when the turn still waits
-        for another call."""
+        for another call. A turn of a graph (a conversation opened with no program) only
+        records the answer and returns None: the graph goes on when it is resumed."""
         answered = self._chat._native.approve(self.number, by or _default_by(), invocation)
         self._check_answered(answered)
+        if self._chat._hosted:
+            return None
         return self._chat._go_on(self.number)
 
-    def deny(self, *, reason: str | None = None, by: str | None = None, invocation: int | None = None) -> str:
+    def deny(
+        self, *, reason: str | None = None, by: str | None = None, invocation: int | None = None
+    ) -> str | None:
         """Refuses what the turn waits for: the model reads `The person did not allow this call.`
-        then `reason`, and may try something else. The turn goes on here; its answer is returned."""
+        then `reason`, and may try something else. The turn goes on here; its answer is returned
+        (None for a turn of a graph, which goes on when it is resumed)."""
         answered = self._chat._native.deny(self.number, by or _default_by(), reason, invocation)
         self._check_answered(answered)
+        if self._chat._hosted:
+            return None
         return self._chat._go_on(self.number)
 
     def resume(
@@ -255,6 +263,8 @@ class Turn:
             raise TypeError(f"results must be a dict of call numbers to results, not {type(results).__name__}")
         if rerun is not None and not isinstance(rerun, (list, tuple)):
             raise TypeError(f"rerun must be a list of call numbers, not {type(rerun).__name__}")
+        if self._chat._hosted:
+            raise TypeError("a turn of a graph goes on when the graph is resumed, not from its conversation")
         run = self._chat._native.resume(
             self.number, results=dict(results) if results else None, rerun=list(rerun) if rerun else None,
             by=by or _default_by(),
@@ -291,8 +301,10 @@ class Turn:
 class Conversation:
     """A conversation held in a store; calling it runs a turn and returns its answer."""
 
-    def __init__(self, native: Any) -> None:
+    def __init__(self, native: Any, hosted: bool = False) -> None:
         self._native = native
+        # Whether a host makes the turns' calls itself (the LangGraph guard): no program runs.
+        self._hosted = hosted
 
     @property
     def id(self) -> str:
@@ -314,6 +326,8 @@ class Conversation:
         for this turn alone. Raises `Waiting` when it waits for a person, `ApprovalError` when a
         call needs a person and nobody can be asked, `Interrupted` when a call it needs is
         unfinished, and the program's own exceptions."""
+        if self._hosted:
+            raise TypeError("this conversation's turns are a graph's: run the graph, not the conversation")
         return self._end(self._native.start(input, approve=approve))
 
     def turns(self) -> list[Turn]:
@@ -363,8 +377,12 @@ class Conversation:
 Program = Callable[[Any], str]
 
 
+def _no_program(turn: Any) -> str:
+    raise TypeError("this conversation's turns are a graph's: run the graph, not the conversation")
+
+
 def conversation(
-    program: Program,
+    program: Program | None,
     id: str | None = None,
     *,
     store: str | os.PathLike[str] | None = None,
@@ -376,9 +394,16 @@ def conversation(
     verify: bool = True,
 ) -> Conversation:
     """Opens the conversation `id` (a new one when None) of the agent `program` runs, in
-    `store`; see the module's documentation."""
+    `store`; see the module's documentation. With no program (`None`, and `agent=` naming the
+    agent), the conversation's turns are a graph's (the LangGraph guard makes their calls): its
+    turns are read and answered here, and go on when the graph is resumed."""
     from .client import Client
 
+    hosted = program is None
+    if program is None:
+        if agent is None:
+            raise TypeError("a conversation with no program names its agent with agent=")
+        program = _no_program
     if not callable(program):
         raise TypeError(f"program must be a function of a turn, not {type(program).__name__}")
     if agent is None:
@@ -397,7 +422,7 @@ def conversation(
         context=context if context is not None else agent_context,
         user=user,
     )
-    return Conversation(native)
+    return Conversation(native, hosted)
 
 
 def turns(chat: Conversation) -> list[Turn]:

@@ -23,12 +23,34 @@ What each answer of the check becomes:
 
 The arguments of a tool call are the model's: their origin is `model` unless `origins=` says
 otherwise (a mapping, or a function of the tool call and the state).
+
+**With a store** (`Guard(session, store="sqlite:PATH" | "postgres://…" | a conversation)`), the
+conversation's history, approvals and journal are the store's (`stalwart-store`), so a graph
+stopped in one process goes on in any other:
+
+- The graph's n-th person message is the conversation's turn n, and a tool call is call k of the
+  turn when it is the k-th tool call the model asked for since that message. A conversation
+  given to a guard holds one graph thread's turns.
+- A confirm is saved as the turn's waiting approval (tool, arguments with their origins, effects,
+  path, invocation, question: what `stalwart turns list` shows), and `interrupt()` carries its
+  id (`approval`: `conversation/turn/invocation`) beside the question.
+- On resume, in this process or another, the answer is the store's: one given elsewhere
+  (`stalwart turns approve|deny`, or `turn.approve(by=...)` / `turn.deny(reason=...)` of
+  `conversation(None, id, store=..., agent=...)`) is taken as it is, without asking; one given
+  with `Command(resume=...)` is recorded first (as `by=`, or the answer's `"by"`). Exactly one
+  answer wins: an answer given after another is not recorded, and a warning names who answered.
+- A yes runs the tool once, checked again with the confirmation's token; a no gives the model
+  "The person did not allow this call." and the reason. A changing tool is journaled `started`
+  before it runs and `done` after, so a node the graph runs again gets the recorded result and
+  never runs the tool twice; a call whose last record is `started` raises `Interrupted` until a
+  person says what it returned (`stalwart turns resume --result`) or asks for a rerun.
 """
 
 from __future__ import annotations
 
 import json
 import threading
+import warnings
 from typing import Any, Callable, Mapping, Sequence
 
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolMessage
@@ -38,6 +60,9 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 from langgraph.types import interrupt
 
+from . import _native
+from .conversation import Approval, Conversation, Unfinished, _default_by, conversation
+from .errors import ApprovalError, Interrupted
 from .facts import Context
 
 #: The answers that approve a confirmation.
@@ -93,6 +118,10 @@ class Guard:
         context: ContextArg = None,
         origins: OriginsArg = None,
         tools: Sequence[Any] | Mapping[str, Any] | None = None,
+        store: str | Any | None = None,
+        conversation_id: str | None = None,
+        by: str | None = None,
+        approve: str | list[str] | Callable[[Approval], bool | str] | None = None,
     ) -> None:
         if not hasattr(session, "check_tool_call"):
             raise TypeError(f"session must be a Session (client.session(...)), not {type(session).__name__}")
@@ -113,6 +142,12 @@ class Guard:
         # Confirms waiting for the person, by tool call id, with the head they were asked at:
         # when the node runs again on resume, the same confirm is answered, not asked twice.
         self._pending: dict[str, tuple[Any, str]] = {}
+        #: The conversation the guard's turns are kept in, when it has a store.
+        self.conversation: Conversation | None = _conversation_of(session, store, conversation_id, approve)
+        #: Who answers through `Command(resume=...)` (the user running the process by default).
+        self.by = by
+        # The turn whose person's words the session last read (for the selector's intent).
+        self._read_for: tuple[int, str] | None = None
 
     # -- the middleware -----------------------------------------------------------------------
 
@@ -135,7 +170,7 @@ class Guard:
         (a function of the state that runs the newest AI message's tool calls and returns their
         `ToolMessage`s) is given one checked call at a time."""
         guard = self if context is None else Guard(self.session, context=context, origins=self.origins,
-                                                  tools=self.tools)
+                                                  tools=self.tools, store=self.conversation, by=self.by)
         if isinstance(node, ToolNode):
             guard.tools.update(node.tools_by_name)
             return ToolNode(list(node.tools_by_name.values()), name=node.name, wrap_tool_call=guard)
@@ -160,6 +195,9 @@ class Guard:
 
     def decide(self, call: dict[str, Any], state: Any, run: Callable[[dict[str, Any]], Any]) -> Any:
         """Checks one tool call and acts on the answer; returns what the node returns for it."""
+        if self.conversation is not None:
+            with self._lock:
+                return self._decide_stored(self.conversation, call, state, run)
         with self._lock:
             name, args, call_id = call["name"], dict(call.get("args") or {}), call.get("id") or ""
             origins = self._origins(call, state)
@@ -189,6 +227,87 @@ class Guard:
                     content=_refusal(check, undone), name=name, tool_call_id=call_id, status="error"
                 )
             return self._run(check, call, run)
+
+    # -- with a store ---------------------------------------------------------------------------
+
+    def read(self, number: int, text: str) -> None:
+        """Reads the person's words of turn `number` into the session (the selector's intent for
+        the turn's checks), once."""
+        if self._read_for != (number, text):
+            self.session.read(text)
+            self._read_for = (number, text)
+
+    def _decide_stored(self, chat: Conversation, call: dict[str, Any], state: Any,
+                       run: Callable[[dict[str, Any]], Any]) -> Any:
+        name, args, call_id = call["name"], dict(call.get("args") or {}), call.get("id") or ""
+        origins = self._origins(call, state)
+        context = self._context(state)
+        number, text, invocation = _place(state, call_id)
+        self.read(number, text)
+        ran: list[Any] = []
+        raised: list[BaseException] = []
+
+        def code(given: dict[str, Any]) -> Any:
+            try:
+                result = run({**call, "args": dict(given)})
+            except BaseException as e:
+                raised.append(e)
+                raise
+            ran.append(result)
+            outcome, value = _reported(result)
+            if outcome == "failed":
+                raise RuntimeError(result.content if isinstance(result.content, str) else json.dumps(result.content))
+            return value
+
+        while True:
+            out = _native.host_call(chat._native, number, text, invocation, name, args, code, origins=origins,
+                                    context=context, intent=self.session.intent)
+            if raised and not ran:
+                raise raised[0]
+            if "reply" in out:
+                return _message(out["reply"], ran, name, call_id)
+            stop = out["stop"]
+            if stop == "waiting":
+                approval = next(a for a in out["approvals"] if a["invocation"] == invocation)
+                answer = interrupt(_stored_question(approval))
+                if answer is not None:
+                    self._answer(chat, approval, answer)
+                continue
+            if stop == "interrupted":
+                unfinished = [Unfinished.from_json(u) for u in out["unfinished"]]
+                turn = chat.turns()[-1] if chat.turns() else None
+                raise Interrupted(
+                    f"turn {number} of `{chat.id}` is interrupted: "
+                    + (out["why"] or "unfinished calls " + ", ".join(str(u.invocation) for u in unfinished)),
+                    turn,
+                    unfinished,
+                )
+            approvals = [Approval.from_json(out["approval"])]
+            raise ApprovalError(
+                f"approval_required: {approvals[0]!r}: nobody can be asked, so the call did not run",
+                "approval_required",
+                approvals,
+            )
+
+    def _answer(self, chat: Conversation, approval: Mapping[str, Any], answer: Any) -> None:
+        """Records the answer given with `Command(resume=...)`, unless another came first."""
+        by = answer.get("by") if isinstance(answer, Mapping) and isinstance(answer.get("by"), str) else None
+        by = by or self.by or _default_by()
+        turn, invocation = approval["turn"], approval["invocation"]
+        if _approved(answer):
+            answered = chat._native.approve(turn, by, invocation)
+        else:
+            answered = chat._native.deny(turn, by, _words(answer), invocation)
+        if answered["answered"] == "already":
+            who = ", ".join(
+                f"call {a['invocation']} {a['state']} by {a['answered_by']}"
+                for a in answered["approvals"] if a.get("answered_by")
+            )
+            warnings.warn(
+                f"turn {turn} of `{chat.id}` was already answered ({who}): that answer stands",
+                AnsweredAlready,
+                stacklevel=4,
+            )
 
     def _asked_already(self, call_id: str) -> Any:
         """The confirm this call was asked about, when the node runs again on resume and nothing
@@ -244,6 +363,74 @@ class Guard:
         if callable(context) and not isinstance(context, Mapping):
             context = context(state)
         return dict(context)
+
+
+class AnsweredAlready(UserWarning):
+    """An answer given with `Command(resume=...)` came after another (given elsewhere): it was
+    not recorded, and the first answer stands."""
+
+
+def _conversation_of(session: Any, store: Any, conversation_id: str | None, approve: Any) -> Conversation | None:
+    if store is None:
+        return None
+    if isinstance(store, Conversation):
+        return store
+    return conversation(
+        None,
+        conversation_id or session.id,
+        store=store,
+        agent=session.agent,
+        catalogue=session.record,
+        approve=approve,
+        verify=False,
+    )
+
+
+def _place(state: Any, call_id: str) -> tuple[int, str, int]:
+    """The turn of a tool call (how many person messages came up to it), the person's words of
+    that turn, and the call's place among the turn's tool calls (from 1)."""
+    messages = _messages(state)
+    number, text, seen = 0, "", 0
+    for message in messages:
+        if isinstance(message, HumanMessage):
+            number += 1
+            content = message.content
+            text = content if isinstance(content, str) else json.dumps(content)
+            seen = 0
+        elif isinstance(message, AIMessage):
+            for call in message.tool_calls:
+                seen += 1
+                if call.get("id") == call_id:
+                    return max(number, 1), text, seen
+    return max(number, 1), text, seen + 1
+
+
+def _stored_question(approval: Mapping[str, Any]) -> dict[str, Any]:
+    origins = approval.get("origins", {})
+    return {
+        "approval": f"{approval['conversation']}/{approval['turn']}/{approval['invocation']}",
+        "conversation": approval["conversation"],
+        "turn": approval["turn"],
+        "invocation": approval["invocation"],
+        "question": approval["question"],
+        "tool": approval["tool"],
+        "arguments": {k: {"value": v, "origin": origins.get(k, "model")} for k, v in approval["arguments"].items()},
+        "effects": approval["effects"],
+        "path": approval["path"],
+        "reasons": list(approval["reasons"]),
+        "step": approval.get("step"),
+    }
+
+
+def _message(reply: Mapping[str, Any], ran: list[Any], name: str, call_id: str) -> Any:
+    """What the node returns for a call the store answered: the tool's own message when it ran
+    here, else one made from the recorded reply."""
+    kind, value = reply["kind"], reply["value"]
+    if ran and kind in ("ran", "failed"):
+        return ran[-1]
+    text = value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
+    return ToolMessage(content=text, name=name, tool_call_id=call_id,
+                       status="success" if kind == "ran" else "error")
 
 
 def _question(check: Any, name: str, args: Mapping[str, Any], origins: Mapping[str, str]) -> dict[str, Any]:
@@ -305,13 +492,18 @@ def build_stalwart_graph(
     context: ContextArg = None,
     origins: OriginsArg = None,
     checkpointer: Any = None,
+    store: str | Any | None = None,
+    conversation_id: str | None = None,
+    by: str | None = None,
 ) -> Any:
     """The guarded agent loop, compiled: `turn` (the person's newest message read into the
     session) → `model` → `tools` (through the guard) → `model` …, until the model asks for no
     tool. Confirmations interrupt the graph, so it is compiled with a checkpointer (an in-memory
-    one unless `checkpointer=` is given)."""
+    one unless `checkpointer=` is given). With `store=`, the guard keeps the conversation there (see
+    the module's documentation), and a turn's last answer is recorded as the turn's."""
     node = ToolNode(list(tools))
-    guard = Guard(session, context=context, origins=origins, tools=node.tools_by_name)
+    guard = Guard(session, context=context, origins=origins, tools=node.tools_by_name, store=store,
+                  conversation_id=conversation_id, by=by)
     try:
         bound = model.bind_tools(list(tools))
     except NotImplementedError:
@@ -319,9 +511,21 @@ def build_stalwart_graph(
 
     def turn(state: MessagesState) -> dict[str, Any]:
         human = next((m for m in reversed(state["messages"]) if isinstance(m, HumanMessage)), None)
-        if human is not None:
+        if guard.conversation is not None:
+            number, text, _ = _place(state, "")
+            guard.read(number, text)
+        elif human is not None:
             text = human.content if isinstance(human.content, str) else json.dumps(human.content)
             session.read(text)
+        return {}
+
+    def answer(state: MessagesState) -> dict[str, Any]:
+        if guard.conversation is not None:
+            number, _, _ = _place(state, "")
+            last = state["messages"][-1]
+            text = last.content if isinstance(last.content, str) else json.dumps(last.content)
+            if any(isinstance(m, AIMessage) and m.tool_calls for m in state["messages"]):
+                _native.host_done(guard.conversation._native, number, text)
         return {}
 
     def call_model(state: MessagesState) -> dict[str, Any]:
@@ -333,9 +537,11 @@ def build_stalwart_graph(
     graph.add_node("tools", ToolNode(list(node.tools_by_name.values()), wrap_tool_call=guard))
     graph.add_edge(START, "turn")
     graph.add_edge("turn", "model")
-    graph.add_conditional_edges("model", tools_condition, {"tools": "tools", END: END})
+    graph.add_node("answer", answer)
+    graph.add_conditional_edges("model", tools_condition, {"tools": "tools", END: "answer"})
+    graph.add_edge("answer", END)
     graph.add_edge("tools", "model")
     return graph.compile(checkpointer=checkpointer if checkpointer is not None else InMemorySaver())
 
 
-__all__ = ["Guard", "YES", "build_stalwart_graph"]
+__all__ = ["AnsweredAlready", "Guard", "YES", "build_stalwart_graph"]
