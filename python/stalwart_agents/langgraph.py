@@ -244,6 +244,8 @@ class Guard:
         context = self._context(state)
         number, text, invocation = _place(state, call_id)
         self.read(number, text)
+        if _resume_given():
+            self._answered_elsewhere(chat, number, invocation)
         ran: list[Any] = []
         raised: list[BaseException] = []
 
@@ -289,10 +291,28 @@ class Guard:
                 approvals,
             )
 
+    def _answered_elsewhere(self, chat: Conversation, number: int, invocation: int) -> None:
+        """The graph was resumed with an answer: when the store holds one already for this call,
+        the one given now is read (so it answers nothing else) and checked against it."""
+        approvals = chat._native.turn(number)["approvals"] if number in chat._native.turn_numbers() else []
+        approval = next((a for a in approvals if a["invocation"] == invocation), None)
+        if approval is None or approval["state"] == "pending":
+            return
+        answer = interrupt(_stored_question(approval))
+        if answer is None:
+            return
+        state = "approved" if _approved(answer) else "denied"
+        by = self._by(answer)
+        if approval["state"] != state or approval.get("answered_by") != by:
+            self._answer(chat, approval, answer)
+
+    def _by(self, answer: Any) -> str:
+        given = answer.get("by") if isinstance(answer, Mapping) and isinstance(answer.get("by"), str) else None
+        return given or self.by or _default_by()
+
     def _answer(self, chat: Conversation, approval: Mapping[str, Any], answer: Any) -> None:
         """Records the answer given with `Command(resume=...)`, unless another came first."""
-        by = answer.get("by") if isinstance(answer, Mapping) and isinstance(answer.get("by"), str) else None
-        by = by or self.by or _default_by()
+        by = self._by(answer)
         turn, invocation = approval["turn"], approval["invocation"]
         if _approved(answer):
             answered = chat._native.approve(turn, by, invocation)
@@ -386,6 +406,18 @@ def _conversation_of(session: Any, store: Any, conversation_id: str | None, appr
     )
 
 
+def _resume_given() -> bool:
+    """Whether the node runs with an answer given by `Command(resume=...)`."""
+    try:
+        from langgraph._internal._constants import CONFIG_KEY_SCRATCHPAD
+        from langgraph.config import get_config
+
+        scratchpad = get_config()["configurable"][CONFIG_KEY_SCRATCHPAD]
+    except Exception:
+        return False
+    return bool(scratchpad.resume) or scratchpad.get_null_resume(False) is not None
+
+
 def _place(state: Any, call_id: str) -> tuple[int, str, int]:
     """The turn of a tool call (how many person messages came up to it), the person's words of
     that turn, and the call's place among the turn's tool calls (from 1)."""
@@ -418,7 +450,6 @@ def _stored_question(approval: Mapping[str, Any]) -> dict[str, Any]:
         "effects": approval["effects"],
         "path": approval["path"],
         "reasons": list(approval["reasons"]),
-        "step": approval.get("step"),
     }
 
 

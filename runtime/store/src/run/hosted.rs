@@ -12,12 +12,12 @@ use std::collections::HashMap;
 use stalwart_host::HostError;
 use stalwart_runtime::{Call, Env};
 
-use super::{Guard, Reply, Stop, ToolFn, Turn, abort};
+use super::{Guard, Reply, ReplyKind, Stop, ToolFn, Turn, abort};
 use crate::approval::{Approval, ApprovalState};
 use crate::codes::{HISTORY_INVALID, TURN_STATE};
 use crate::db::Param;
 use crate::store::{Store, conversation_row, int, missing, now, read_into};
-use crate::turns::{TurnState, approvals_of, earlier_turns, journal_of, turn_of};
+use crate::turns::{JournalRecord, TurnState, approvals_of, earlier_turns, journal_of, turn_of};
 
 /// What a claim of a hosted turn found.
 enum Claim {
@@ -25,11 +25,13 @@ enum Claim {
     Run {
         input: String,
         writer: u64,
-        journal: Vec<crate::turns::JournalRecord>,
+        journal: Vec<JournalRecord>,
         approvals: Vec<Approval>,
     },
     /// The call's approval waits for a person: nothing runs.
     Waits(Approval),
+    /// The call ran (or was answered) before, in a turn that has ended since: its record.
+    Ended(Reply),
 }
 
 impl Store {
@@ -117,6 +119,14 @@ impl Store {
             let row = turn_of(tx, conversation, Some(number))?;
             let state = row.effective(now);
             let mine = row.owner.as_deref() == Some(crate::owner::me());
+            if state.ended()
+                && let Some(reply) = journal_of(tx, conversation, number)?
+                    .into_iter()
+                    .find(|r| r.kind == "tool" && r.number == invocation && r.state == "done")
+                    .map(replayed)
+            {
+                return Ok(Claim::Ended(reply));
+            }
             if state.ended() || (state == TurnState::Running && !mine) {
                 return Err(abort(
                     TURN_STATE,
@@ -164,6 +174,7 @@ impl Store {
         })?;
         let (input, writer, journal, approvals) = match claim {
             Claim::Waits(a) => return Ok(Err(Stop::Waiting(vec![a]))),
+            Claim::Ended(reply) => return Ok(Ok(reply)),
             Claim::Run {
                 input,
                 writer,
@@ -229,6 +240,22 @@ impl Store {
             )?;
             Ok(())
         })
+    }
+}
+
+/// A call's `done` record as the reply the host reads again.
+fn replayed(r: JournalRecord) -> Reply {
+    let kind = match r.outcome.as_deref() {
+        Some("failed") => ReplyKind::Failed,
+        Some("denied") => ReplyKind::Denied,
+        Some("refused") => ReplyKind::Refused,
+        _ => ReplyKind::Ran,
+    };
+    Reply {
+        invocation: r.number,
+        kind,
+        value: r.result.unwrap_or(serde_json::Value::Null),
+        replayed: true,
     }
 }
 
