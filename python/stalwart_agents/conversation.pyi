@@ -101,6 +101,8 @@ class Turn:
     def __hash__(self) -> int: ...
 
 class Conversation:
+    _native: Any
+    _hosted: bool
     def __init__(self, native: Any, hosted: bool = False) -> None: ...
     @property
     def id(self) -> str: ...
@@ -115,6 +117,7 @@ class Conversation:
 
 Program = Callable[[RunningTurn], str]
 
+def _default_by() -> str: ...
 def conversation(
     program: Program | None,
     id: str | None = None,

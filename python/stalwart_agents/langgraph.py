@@ -61,7 +61,7 @@ from langgraph.prebuilt import ToolNode, tools_condition
 from langgraph.types import interrupt
 
 from . import _native
-from .conversation import Approval, Conversation, Unfinished, _default_by, conversation
+from .conversation import Approval, Conversation, Turn, Unfinished, _default_by, conversation
 from .errors import ApprovalError, Interrupted
 from .facts import Context
 
@@ -118,7 +118,7 @@ class Guard:
         context: ContextArg = None,
         origins: OriginsArg = None,
         tools: Sequence[Any] | Mapping[str, Any] | None = None,
-        store: str | Any | None = None,
+        store: str | Conversation | None = None,
         conversation_id: str | None = None,
         by: str | None = None,
         approve: str | list[str] | Callable[[Approval], bool | str] | None = None,
@@ -277,11 +277,10 @@ class Guard:
                 continue
             if stop == "interrupted":
                 unfinished = [Unfinished.from_json(u) for u in out["unfinished"]]
-                turn = chat.turns()[-1] if chat.turns() else None
                 raise Interrupted(
                     f"turn {number} of `{chat.id}` is interrupted: "
                     + (out["why"] or "unfinished calls " + ", ".join(str(u.invocation) for u in unfinished)),
-                    turn,
+                    Turn(chat, number),
                     unfinished,
                 )
             approvals = [Approval.from_json(out["approval"])]
@@ -523,7 +522,7 @@ def build_stalwart_graph(
     context: ContextArg = None,
     origins: OriginsArg = None,
     checkpointer: Any = None,
-    store: str | Any | None = None,
+    store: str | Conversation | None = None,
     conversation_id: str | None = None,
     by: str | None = None,
 ) -> Any:
