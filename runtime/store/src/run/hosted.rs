@@ -29,7 +29,7 @@ enum Claim {
         approvals: Vec<Approval>,
     },
     /// The call's approval waits for a person: nothing runs.
-    Waits(Approval),
+    Waits(Box<Approval>),
     /// The call ran (or was answered) before, in a turn that has ended since: its record.
     Ended(Reply),
 }
@@ -145,7 +145,7 @@ impl Store {
                 .iter()
                 .find(|a| a.invocation == invocation && a.state == ApprovalState::Pending)
             {
-                return Ok(Claim::Waits(a.clone()));
+                return Ok(Claim::Waits(Box::new(a.clone())));
             }
             let journal = journal_of(tx, conversation, number)?;
             let writer = if state == TurnState::Running {
@@ -173,7 +173,7 @@ impl Store {
             })
         })?;
         let (input, writer, journal, approvals) = match claim {
-            Claim::Waits(a) => return Ok(Err(Stop::Waiting(vec![a]))),
+            Claim::Waits(a) => return Ok(Err(Stop::Waiting(vec![*a]))),
             Claim::Ended(reply) => return Ok(Ok(reply)),
             Claim::Run {
                 input,
