@@ -554,8 +554,7 @@ def build_stalwart_graph(
             number, _, _ = _place(state, "")
             last = state["messages"][-1]
             text = last.content if isinstance(last.content, str) else json.dumps(last.content)
-            if any(isinstance(m, AIMessage) and m.tool_calls for m in state["messages"]):
-                _native.host_done(guard.conversation._native, number, text)
+            _native.host_done(guard.conversation._native, number, text)
         return {}
 
     def call_model(state: MessagesState) -> dict[str, Any]:

@@ -62,8 +62,8 @@ def ledger(shop: Path) -> list[str]:
     return path.read_text().splitlines() if path.exists() else []
 
 
-def turn_of(store: str, thread: str) -> Any:
-    chat = conversation(None, thread, store=store, agent="billing", catalogue=Agent.from_file("agent.yaml"))
+def turn_of(store: str, thread: str, agent: str = "billing") -> Any:
+    chat = conversation(None, thread, store=store, agent=agent, catalogue=Agent.from_file("agent.yaml"))
     return chat.turns()[-1]
 
 
@@ -172,3 +172,54 @@ def test_a_graph_resumed_in_the_same_process_runs_the_tool_once(shop: Path, stor
     assert ledger(shop) == ["refund 4411 40.0"]
     turn = turn_of(store, thread)
     assert (turn.state, [(a.state, a.answered_by) for a in turn.approvals]) == ("done", [("approved", "ana")])
+
+
+def test_a_read_beside_a_confirm_in_one_node_runs_once(shop: Path, store: str, thread: str) -> None:
+    from langchain_core.messages import AIMessage
+
+    from stalwart_agents import Client
+    from stalwart_agents.langgraph import build_stalwart_graph
+
+    ran: list[str] = []
+
+    def get_order(order_id: str) -> dict[str, Any]:
+        """Look up an order: its status, the card on file and its total."""
+        ran.append(f"get_order {order_id}")
+        return {"status": "paid", "card": "visa-4242", "total": 40.0}
+
+    def charge_card(order_id: str, amount: float) -> str:
+        """Charge the card on file for an order."""
+        ran.append(f"charge_card {order_id} {amount}")
+        return "charged"
+
+    class Model:
+        def invoke(self, messages: list[Any]) -> AIMessage:
+            if isinstance(messages[-1], ToolMessage):
+                return AIMessage(content="Charged.")
+            return AIMessage(content="", tool_calls=[
+                {"name": "get_order", "args": {"order_id": "4411"}, "id": "c1", "type": "tool_call"},
+                {"name": "charge_card", "args": {"order_id": "4411", "amount": 40.0}, "id": "c2", "type": "tool_call"},
+            ])
+
+        def bind_tools(self, tools: Any) -> Any:
+            raise NotImplementedError
+
+    desk = Agent.from_file("agent.yaml")
+    session = Client().session("desk", catalogue=desk.catalogue())
+    graph = build_stalwart_graph(Model(), [get_order, charge_card], session=session, store=store,
+                                 conversation_id=thread, by="ana")
+    config = {"configurable": {"thread_id": thread}}
+    state = graph.invoke({"messages": [HumanMessage("charge order 4411")]}, config)
+    (asked,) = state["__interrupt__"]
+    assert (asked.value["approval"], asked.value["tool"]) == (f"{thread}/1/2", "charge_card")
+    assert ran == ["get_order 4411"]
+
+    state = graph.invoke(Command(resume="yes"), config)
+    assert ran == ["get_order 4411", "charge_card 4411 40.0"]
+    told = {m.tool_call_id: (m.content, m.status) for m in state["messages"] if isinstance(m, ToolMessage)}
+    assert told["c2"] == ("charged", "success")
+    assert json.loads(told["c1"][0]) == {"status": "paid", "card": "visa-4242", "total": 40.0}
+    turn = turn_of(store, thread, "desk")
+    assert turn.state == "done"
+    assert [(r.number, r.name, r.state, r.outcome) for r in turn.journal] == [
+        (1, "get_order", "done", "ran"), (2, "charge_card", "done", "ran")]
