@@ -21,6 +21,7 @@ pub mod rules;
 #[cfg(feature = "z3")]
 pub mod smt;
 pub mod system;
+pub mod theory;
 
 use std::collections::BTreeMap;
 
