@@ -10,11 +10,9 @@
 //! Where both decide and differ, the path is a disagreement (QG312); where one cannot decide,
 //! the other's answer stands.
 
-use std::collections::BTreeMap;
-
 use stalwart_record::{ExprIdx, Gate, GateAction, GatePath, RecordBody, SourceSpan};
 
-use crate::theory::{Fragment, Json, eval};
+use crate::theory::{Cond, Fragment, Json, next_combination};
 
 /// The deepest condition read; a deeper node (or one naming a node that is not there) is null,
 /// as the runtime reads it.
@@ -94,31 +92,42 @@ pub fn enumerate_paths(body: &RecordBody, gate: &Gate) -> Vec<Option<PathVerdict
     (0..gate.paths.len())
         .map(|i| {
             let path = gate.paths.get(i)?;
-            let earlier: Vec<Option<ExprIdx>> = earlier_with_same_intent(gate, i)
-                .iter()
-                .map(|p| p.condition)
-                .collect();
             let mut fragment = Fragment::default();
-            for c in std::iter::once(&path.condition)
-                .chain(earlier.iter())
-                .flatten()
-            {
-                fragment.add(body, *c, 0).ok()?;
-            }
-            let assignments = fragment.assignments().ok()?;
-            let holds = |c: Option<ExprIdx>, terms: &BTreeMap<String, Json>| match c {
-                None => true,
-                Some(c) => eval(body, c, terms, 0).is_some_and(|v| v.truthy()),
+            let mut read = |c: Option<ExprIdx>| c.map(|c| fragment.add(body, c, 0)).transpose();
+            let own = read(path.condition).ok()?;
+            let earlier = earlier_with_same_intent(gate, i)
+                .iter()
+                .map(|p| read(p.condition))
+                .collect::<Result<Vec<Option<Cond>>, _>>()
+                .ok()?;
+            let standing = fragment.standing().ok()?;
+            let holds = |c: &Option<Cond>, terms: &[Json]| {
+                c.as_ref().is_none_or(|c| c.eval(terms).truthy())
             };
-            let mut taken = assignments.iter().filter(|a| holds(path.condition, a));
-            let Some(first) = taken.next() else {
-                return Some(PathVerdict::Never);
-            };
-            let taken_before = |a: &BTreeMap<String, Json>| earlier.iter().any(|&c| holds(c, a));
-            if std::iter::once(first).chain(taken).all(taken_before) {
-                return Some(PathVerdict::Shadowed);
+            let (mut held, mut shadowed) = (false, true);
+            let mut at = vec![0; standing.len()];
+            loop {
+                let terms: Vec<Json> = at
+                    .iter()
+                    .zip(&standing)
+                    .filter_map(|(&d, values)| values.get(d).cloned())
+                    .collect();
+                if holds(&own, &terms) {
+                    held = true;
+                    if !earlier.iter().any(|c| holds(c, &terms)) {
+                        shadowed = false;
+                        break;
+                    }
+                }
+                if !next_combination(&mut at, &standing) {
+                    break;
+                }
             }
-            Some(PathVerdict::Live)
+            Some(match (held, shadowed) {
+                (false, _) => PathVerdict::Never,
+                (true, true) => PathVerdict::Shadowed,
+                (true, false) => PathVerdict::Live,
+            })
         })
         .collect()
 }

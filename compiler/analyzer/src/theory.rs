@@ -16,8 +16,6 @@
 //! each constant, the texts it is not compared with, …) and one value of each class that the
 //! conditions tell apart stands for the class. A comparison of two terms is beyond it.
 
-use std::collections::BTreeMap;
-
 use stalwart_record::{CompareOp, Expr, ExprIdx, RecordBody, Value, ValueIdx};
 
 use crate::gate::MAX_DEPTH;
@@ -201,12 +199,50 @@ pub fn term_key(body: &RecordBody, e: ExprIdx, depth: usize) -> Option<String> {
 /// The most combinations of term values the enumeration evaluates for one question.
 pub const MAX_COMBINATIONS: usize = 1 << 16;
 
-/// The terms of some conditions inside the exact fragment, and the values that stand for each
-/// term's classes.
+/// A condition read once, its terms numbered: what the enumeration evaluates.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cond {
+    Term(usize),
+    Const(Json),
+    Not(Box<Cond>),
+    And(Box<Cond>, Box<Cond>),
+    Or(Box<Cond>, Box<Cond>),
+    Compare(CompareOp, Box<Cond>, Box<Cond>),
+    IsNone(Box<Cond>),
+}
+
+impl Cond {
+    /// Its value when term `i` is `terms[i]` (a term past the end is null).
+    pub fn eval(&self, terms: &[Json]) -> Json {
+        match self {
+            Cond::Term(i) => terms.get(*i).cloned().unwrap_or(Json::Null),
+            Cond::Const(j) => j.clone(),
+            Cond::Not(x) => Json::Bool(!x.eval(terms).truthy()),
+            Cond::And(a, b) => Json::Bool(a.eval(terms).truthy() && b.eval(terms).truthy()),
+            Cond::Or(a, b) => Json::Bool(a.eval(terms).truthy() || b.eval(terms).truthy()),
+            Cond::Compare(op, l, r) => Json::Bool(compare(*op, &l.eval(terms), &r.eval(terms))),
+            Cond::IsNone(x) => Json::Bool(x.eval(terms) == Json::Null),
+        }
+    }
+
+    fn has_terms(&self) -> bool {
+        match self {
+            Cond::Term(_) => true,
+            Cond::Const(_) => false,
+            Cond::Not(x) | Cond::IsNone(x) => x.has_terms(),
+            Cond::And(a, b) | Cond::Or(a, b) | Cond::Compare(_, a, b) => {
+                a.has_terms() || b.has_terms()
+            }
+        }
+    }
+}
+
+/// The terms of some conditions inside the exact fragment, and how each is read.
 #[derive(Debug, Clone, Default)]
 pub struct Fragment {
-    /// Each term's constants, with the comparison and the side the term is on.
-    reads: BTreeMap<String, Vec<Read>>,
+    keys: Vec<String>,
+    /// Each term's reads beside its truth, by the term's number.
+    reads: Vec<Vec<Read>>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -225,91 +261,87 @@ enum Read {
 pub struct Beyond;
 
 impl Fragment {
-    /// Adds a condition's terms; `Err` when it is beyond the fragment.
-    pub fn add(&mut self, body: &RecordBody, e: ExprIdx, depth: usize) -> Result<(), Beyond> {
-        match node(body, e, depth) {
-            Node::Term(k) => {
-                self.reads.entry(k).or_default();
-                Ok(())
-            }
-            Node::Literal(_) => Ok(()),
-            Node::Not(x) => self.add(body, x, depth + 1),
-            Node::And(a, b) | Node::Or(a, b) => {
-                self.add(body, a, depth + 1)?;
-                self.add(body, b, depth + 1)
-            }
-            Node::IsNone(x) => match node(body, x, depth + 1) {
-                Node::Term(k) => {
-                    self.reads.entry(k).or_default().push(Read::IsNone);
-                    Ok(())
+    /// Reads a condition, numbering its terms; `Err` when it is beyond the fragment.
+    pub fn add(&mut self, body: &RecordBody, e: ExprIdx, depth: usize) -> Result<Cond, Beyond> {
+        let at = |f: &mut Self, x: ExprIdx| f.add(body, x, depth + 1).map(Box::new);
+        Ok(match node(body, e, depth) {
+            Node::Term(k) => Cond::Term(self.term(k)),
+            Node::Literal(j) => Cond::Const(j),
+            Node::Not(x) => Cond::Not(at(self, x)?),
+            Node::And(a, b) => Cond::And(at(self, a)?, at(self, b)?),
+            Node::Or(a, b) => Cond::Or(at(self, a)?, at(self, b)?),
+            Node::IsNone(x) => {
+                let x = at(self, x)?;
+                if let Cond::Term(i) = *x {
+                    self.read(i, Read::IsNone);
                 }
-                _ => self.add(body, x, depth + 1),
-            },
+                Cond::IsNone(x)
+            }
             Node::Compare(op, l, r) => {
-                let (ln, rn) = (node(body, l, depth + 1), node(body, r, depth + 1));
-                let constant = |n: &Node, x: ExprIdx| {
-                    if terms_free(body, x, depth + 1) {
-                        eval(body, x, &BTreeMap::new(), depth + 1)
-                    } else {
-                        None
+                let (l, r) = (at(self, l)?, at(self, r)?);
+                match (&*l, &*r) {
+                    (Cond::Term(i), c) | (c, Cond::Term(i)) if !c.has_terms() => {
+                        let read = Read::Compare {
+                            op,
+                            constant: c.eval(&[]),
+                            term_left: matches!(*l, Cond::Term(_)),
+                        };
+                        self.read(*i, read);
                     }
-                    .filter(|_| !matches!(n, Node::Term(_)))
-                };
-                match (&ln, &rn) {
-                    (Node::Term(k), _) => {
-                        let c = constant(&rn, r).ok_or(Beyond)?;
-                        self.compared(k, op, c, true);
-                        Ok(())
-                    }
-                    (_, Node::Term(k)) => {
-                        let c = constant(&ln, l).ok_or(Beyond)?;
-                        self.compared(k, op, c, false);
-                        Ok(())
-                    }
-                    _ if terms_free(body, l, depth + 1) || terms_free(body, r, depth + 1) => {
-                        self.add(body, l, depth + 1)?;
-                        self.add(body, r, depth + 1)
-                    }
-                    _ => Err(Beyond),
+                    (a, b) if a.has_terms() && b.has_terms() => return Err(Beyond),
+                    _ => {}
                 }
+                Cond::Compare(op, l, r)
             }
-        }
+        })
     }
 
-    fn compared(&mut self, key: &str, op: CompareOp, constant: Json, term_left: bool) {
-        let reads = self.reads.entry(key.to_string()).or_default();
-        let read = Read::Compare {
-            op,
-            constant,
-            term_left,
-        };
-        if !reads.contains(&read) {
+    fn term(&mut self, key: String) -> usize {
+        if let Some(i) = self.keys.iter().position(|k| *k == key) {
+            return i;
+        }
+        self.keys.push(key);
+        self.reads.push(Vec::new());
+        self.keys.len() - 1
+    }
+
+    fn read(&mut self, term: usize, read: Read) {
+        if let Some(reads) = self.reads.get_mut(term)
+            && !reads.contains(&read)
+        {
             reads.push(read);
         }
     }
 
-    /// Every assignment of one standing value to each term, or `Err` past
-    /// [`MAX_COMBINATIONS`] (or when a class has no value a JSON number can take).
-    pub fn assignments(&self) -> Result<Vec<BTreeMap<String, Json>>, Beyond> {
-        let mut out = vec![BTreeMap::new()];
-        for (key, reads) in &self.reads {
+    /// The values that stand for each term's classes, by the term's number; `Err` when their
+    /// combinations are more than [`MAX_COMBINATIONS`] (or a class has no value a JSON number
+    /// can take).
+    pub fn standing(&self) -> Result<Vec<Vec<Json>>, Beyond> {
+        let mut combinations: usize = 1;
+        let mut out = Vec::new();
+        for reads in &self.reads {
             let values = standing_values(reads)?;
-            if out.len().saturating_mul(values.len()) > MAX_COMBINATIONS {
+            combinations = combinations.saturating_mul(values.len());
+            if combinations > MAX_COMBINATIONS {
                 return Err(Beyond);
             }
-            out = out
-                .into_iter()
-                .flat_map(|a| {
-                    values.iter().map(move |v| {
-                        let mut a = a.clone();
-                        a.insert(key.clone(), v.clone());
-                        a
-                    })
-                })
-                .collect();
+            out.push(values);
         }
         Ok(out)
     }
+}
+
+/// Every combination of one value per term, as the next one after `at` (digits into
+/// `standing`): `false` once past the last.
+pub fn next_combination(at: &mut [usize], standing: &[Vec<Json>]) -> bool {
+    for (digit, values) in at.iter_mut().zip(standing) {
+        *digit += 1;
+        if *digit < values.len() {
+            return true;
+        }
+        *digit = 0;
+    }
+    false
 }
 
 /// One value of each class of values the reads tell apart.
@@ -387,37 +419,6 @@ fn standing_values(reads: &[Read]) -> Result<Vec<Json>, Beyond> {
         }
     }
     Ok(out)
-}
-
-/// Whether node `e` reads no term.
-fn terms_free(body: &RecordBody, e: ExprIdx, depth: usize) -> bool {
-    match node(body, e, depth) {
-        Node::Term(_) => false,
-        Node::Literal(_) => true,
-        Node::Not(x) | Node::IsNone(x) => terms_free(body, x, depth + 1),
-        Node::And(a, b) | Node::Or(a, b) | Node::Compare(_, a, b) => {
-            terms_free(body, a, depth + 1) && terms_free(body, b, depth + 1)
-        }
-    }
-}
-
-/// Node `e`'s value when each term has its value in `terms`; `None` when a term has no value.
-pub fn eval(
-    body: &RecordBody,
-    e: ExprIdx,
-    terms: &BTreeMap<String, Json>,
-    depth: usize,
-) -> Option<Json> {
-    let at = |x: ExprIdx| eval(body, x, terms, depth + 1);
-    Some(match node(body, e, depth) {
-        Node::Term(k) => terms.get(&k)?.clone(),
-        Node::Literal(j) => j,
-        Node::Not(x) => Json::Bool(!at(x)?.truthy()),
-        Node::And(a, b) => Json::Bool(at(a)?.truthy() && at(b)?.truthy()),
-        Node::Or(a, b) => Json::Bool(at(a)?.truthy() || at(b)?.truthy()),
-        Node::Compare(op, l, r) => Json::Bool(compare(op, &at(l)?, &at(r)?)),
-        Node::IsNone(x) => Json::Bool(at(x)? == Json::Null),
-    })
 }
 
 #[cfg(test)]
