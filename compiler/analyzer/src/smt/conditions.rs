@@ -256,5 +256,10 @@ mod tests {
         assert_eq!(real(500.0).as_rational(), Some((500, 1)));
         assert_eq!(real(-2.5).as_rational(), Some((-5, 2)));
         assert_eq!(real(0.1).as_rational(), Some((1, 10)));
+        assert_eq!(real(-0.5).as_rational(), Some((-1, 2)));
+        assert_eq!(
+            real(1e18).as_rational(),
+            Some((1_000_000_000_000_000_000, 1))
+        );
     }
 }
