@@ -1,20 +1,21 @@
-//! The rulebook's compiled gates, read as propositions: whether each path of a tool's gate can
-//! ever decide a call. A path is dead when its condition never holds, or when the paths before
-//! it with the same intent take every call it would (the first path that holds decides).
+//! The rulebook's compiled gates: whether each path of a tool's gate can ever decide a call. A
+//! path is dead when its condition never holds, or when the paths before it with the same intent
+//! take every call it would (the first path that holds decides).
 //!
-//! Every atom of a condition (a fact, an argument, a comparison) is a free truth value, so a
-//! condition that is unsatisfiable here never holds whatever the facts and arguments are. Two
-//! engines answer: an enumeration of the atoms' values (here), and z3 (`smt::conditions`) over
-//! the same propositions. Where both decide and differ, the path is a disagreement (QG312); where
-//! one cannot decide (the enumeration stops past `MAX_ATOMS`), the other's answer stands.
+//! Conditions are read in their own theories (`theory`): facts and arguments are JSON values,
+//! `< <= > >=` hold between numbers only, `==` is JSON equality, so `$args.amount > 500 and
+//! $args.amount < 100` never holds. Two engines answer: an enumeration of one value of each
+//! class of values the conditions tell apart (here), exact inside `theory`'s fragment and
+//! undecided beyond it, and z3 (`smt::conditions`) over integers, reals and the values' kinds.
+//! Where both decide and differ, the path is a disagreement (QG312); where one cannot decide,
+//! the other's answer stands.
 
-use stalwart_record::{Expr, ExprIdx, Gate, GateAction, GatePath, RecordBody, SourceSpan, Value};
+use stalwart_record::{ExprIdx, Gate, GateAction, GatePath, RecordBody, SourceSpan};
 
-/// The most atoms enumerated; past it, the enumeration does not decide.
-const MAX_ATOMS: usize = 16;
+use crate::theory::{Cond, Fragment, Json, next_combination};
 
-/// The deepest condition read; a deeper one (or one naming a node that is not there) never
-/// holds, as the runtime reads nothing past its own limit.
+/// The deepest condition read; a deeper node (or one naming a node that is not there) is null,
+/// as the runtime reads it.
 pub const MAX_DEPTH: usize = 64;
 
 /// What an engine says of one path.
@@ -85,100 +86,48 @@ pub fn default_verdicts(body: &RecordBody, gate: &Gate) -> Vec<(&'static str, Op
         .collect()
 }
 
-/// The enumeration's verdict on each path of a gate; `None` where it does not decide.
+/// The enumeration's verdict on each path of a gate; `None` where it does not decide (the
+/// conditions are beyond the exact fragment of `theory`, or have too many classes of values).
 pub fn enumerate_paths(body: &RecordBody, gate: &Gate) -> Vec<Option<PathVerdict>> {
     (0..gate.paths.len())
         .map(|i| {
             let path = gate.paths.get(i)?;
-            let earlier: Vec<Option<ExprIdx>> = earlier_with_same_intent(gate, i)
+            let mut fragment = Fragment::default();
+            let mut read = |c: Option<ExprIdx>| c.map(|c| fragment.add(body, c, 0)).transpose();
+            let own = read(path.condition).ok()?;
+            let earlier = earlier_with_same_intent(gate, i)
                 .iter()
-                .map(|p| p.condition)
-                .collect();
-            let mut atoms = Vec::new();
-            for c in std::iter::once(&path.condition)
-                .chain(earlier.iter())
-                .flatten()
-            {
-                collect(body, *c, &mut atoms, 0);
-            }
-            if atoms.len() > MAX_ATOMS {
-                return None;
-            }
-            let holds = |c: Option<ExprIdx>, bits: u32| match c {
-                None => true,
-                Some(c) => eval(body, c, &atoms, bits, 0) == Some(true),
+                .map(|p| read(p.condition))
+                .collect::<Result<Vec<Option<Cond>>, _>>()
+                .ok()?;
+            let standing = fragment.standing().ok()?;
+            let holds = |c: &Option<Cond>, terms: &[Json]| {
+                c.as_ref().is_none_or(|c| c.eval(terms).truthy())
             };
-            let assignments = 0u32..(1u32 << atoms.len());
-            if !assignments.clone().any(|bits| holds(path.condition, bits)) {
-                return Some(PathVerdict::Never);
+            let (mut held, mut shadowed) = (false, true);
+            let mut at = vec![0; standing.len()];
+            loop {
+                let terms: Vec<Json> = at
+                    .iter()
+                    .zip(&standing)
+                    .filter_map(|(&d, values)| values.get(d).cloned())
+                    .collect();
+                if holds(&own, &terms) {
+                    held = true;
+                    if !earlier.iter().any(|c| holds(c, &terms)) {
+                        shadowed = false;
+                        break;
+                    }
+                }
+                if !next_combination(&mut at, &standing) {
+                    break;
+                }
             }
-            let taken_before = |bits: u32| earlier.iter().any(|&c| holds(c, bits));
-            if assignments
-                .filter(|&bits| holds(path.condition, bits))
-                .all(taken_before)
-            {
-                return Some(PathVerdict::Shadowed);
-            }
-            Some(PathVerdict::Live)
+            Some(match (held, shadowed) {
+                (false, _) => PathVerdict::Never,
+                (true, true) => PathVerdict::Shadowed,
+                (true, false) => PathVerdict::Live,
+            })
         })
         .collect()
-}
-
-fn collect(body: &RecordBody, e: ExprIdx, atoms: &mut Vec<ExprIdx>, depth: usize) {
-    if depth > MAX_DEPTH {
-        return;
-    }
-    match body.exprs.get(e as usize) {
-        Some(Expr::Not(x)) => collect(body, *x, atoms, depth + 1),
-        Some(Expr::And(a, b) | Expr::Or(a, b)) => {
-            collect(body, *a, atoms, depth + 1);
-            collect(body, *b, atoms, depth + 1);
-        }
-        Some(Expr::Literal(_)) | None => {}
-        Some(_) => {
-            if !atoms.iter().any(|&a| same(body, a, e)) {
-                atoms.push(e);
-            }
-        }
-    }
-}
-
-/// Whether two atoms are the same proposition: a fact or an argument by name, anything else by
-/// its node.
-pub fn same(body: &RecordBody, a: ExprIdx, b: ExprIdx) -> bool {
-    match (body.exprs.get(a as usize), body.exprs.get(b as usize)) {
-        (Some(Expr::Fact(x)), Some(Expr::Fact(y))) | (Some(Expr::Arg(x)), Some(Expr::Arg(y))) => {
-            x == y
-        }
-        _ => a == b,
-    }
-}
-
-/// A literal's truth, as the runtime reads a value.
-pub fn truthy(v: &Value) -> bool {
-    match v {
-        Value::Bool(b) => *b,
-        Value::Null => false,
-        Value::Number(n) => *n != 0.0,
-        Value::String(s) => !s.is_empty(),
-        Value::Array(a) => !a.is_empty(),
-        Value::Object(o) => !o.is_empty(),
-    }
-}
-
-fn eval(body: &RecordBody, e: ExprIdx, atoms: &[ExprIdx], bits: u32, depth: usize) -> Option<bool> {
-    if depth > MAX_DEPTH {
-        return None;
-    }
-    let at = |x: ExprIdx| eval(body, x, atoms, bits, depth + 1);
-    match body.exprs.get(e as usize)? {
-        Expr::Not(x) => at(*x).map(|v| !v),
-        Expr::And(a, b) => Some(at(*a)? && at(*b)?),
-        Expr::Or(a, b) => Some(at(*a)? || at(*b)?),
-        Expr::Literal(v) => Some(truthy(body.values.get(*v as usize)?)),
-        _ => {
-            let i = atoms.iter().position(|&a| same(body, a, e))?;
-            Some(bits & (1 << i) != 0)
-        }
-    }
 }

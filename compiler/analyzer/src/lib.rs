@@ -3,9 +3,10 @@
 //!
 //! `catalogue` reads the record's tools, `system` is the transition system and its obligations,
 //! `explicit` the explicit-state engine and `smt` the z3 engine that answer them, `engine` how
-//! their answers combine (and disagree, QG312), `findings` what each rule raises,
-//! `lints` and `code` the checks beside the proof, `report` the text, JSON and SARIF forms, and
-//! `cache` the proof cache keyed by the digest of graph, catalogue and rulebook.
+//! their answers combine (and disagree, QG312), `gate` whether each path of the rulebook's gates
+//! can decide a call, its conditions read in their theories (`theory`), `findings` what each
+//! rule raises, `lints` and `code` the checks beside the proof, `report` the text, JSON and
+//! SARIF forms, and `cache` the proof cache keyed by the digest of graph, catalogue and rulebook.
 
 pub mod cache;
 pub mod catalogue;
@@ -21,6 +22,7 @@ pub mod rules;
 #[cfg(feature = "z3")]
 pub mod smt;
 pub mod system;
+pub mod theory;
 
 use std::collections::BTreeMap;
 

@@ -1,6 +1,8 @@
 //! The z3 engine and the explicit search agree on every obligation of random agent graphs, and
 //! every witness z3 gives replays through the tool check's transitions with the length of the
-//! explicit search's shortest one.
+//! explicit search's shortest one. On the rulebook's gates, the enumeration and z3 decide every
+//! path of random conditions comparing one argument with numbers and another with texts, and
+//! agree.
 
 #![cfg(feature = "z3")]
 
@@ -8,9 +10,13 @@ mod common;
 
 use common::{AgentSpec, At, Spec, StepSpec, StoreSpec, ToolSpec, Undo};
 use proptest::prelude::*;
+use stalwart_analyzer::gate::enumerate_paths;
 use stalwart_analyzer::system::{Answer, Bounds, System};
 use stalwart_analyzer::{explicit, smt};
-use stalwart_record::ArgumentKind;
+use stalwart_record::{
+    ArgumentKind, CompareOp, Expr, ExprIdx, Gate, GateAction, GatePath, RecordBody, SourceSpan,
+    Value,
+};
 
 const KINDS: [ArgumentKind; 4] = [
     ArgumentKind::Code,
@@ -236,5 +242,118 @@ proptest! {
                 prop_assert_eq!(we.len(), wz.len(), "{:?}", o);
             }
         }
+    }
+}
+
+const OPS: [CompareOp; 6] = [
+    CompareOp::Eq,
+    CompareOp::Ne,
+    CompareOp::Lt,
+    CompareOp::Le,
+    CompareOp::Gt,
+    CompareOp::Ge,
+];
+const NUMBERS: [f64; 6] = [0.0, 5.0, 100.0, 100.5, 500.0, -3.0];
+const TEXTS: [&str; 3] = ["EUR", "USD", ""];
+
+/// A random condition, as nodes appended to `body`: comparisons of `$args.amount` with numbers
+/// (either side), of `$args.currency` with texts, either read as a truth, `is None`, the fact
+/// `$paid`, under `not`, `and` and `or`. Returns its root.
+fn arithmetic(choices: &[u8], body: &mut RecordBody, at: &mut usize, depth: u32) -> ExprIdx {
+    let mut next = || {
+        let c = choices.get(*at).copied().unwrap_or(0);
+        *at += 1;
+        usize::from(c)
+    };
+    let pick = next();
+    let (op, constant) = (OPS[next() % OPS.len()], next());
+    let push = |body: &mut RecordBody, e: Expr| {
+        body.exprs.push(e);
+        (body.exprs.len() - 1) as ExprIdx
+    };
+    let literal = |body: &mut RecordBody, v: Value| {
+        body.values.push(v);
+        Expr::Literal((body.values.len() - 1) as u32)
+    };
+    let node = match (pick % 10, depth) {
+        (0..=2, _) | (_, 0) => {
+            let arg = push(body, Expr::Arg("amount".to_string()));
+            let n = literal(body, Value::Number(NUMBERS[constant % NUMBERS.len()]));
+            let n = push(body, n);
+            let (left, right) = if constant % 7 == 0 {
+                (n, arg)
+            } else {
+                (arg, n)
+            };
+            Expr::Compare { op, left, right }
+        }
+        (3, _) => {
+            let arg = push(body, Expr::Arg("currency".to_string()));
+            let t = literal(
+                body,
+                Value::String(TEXTS[constant % TEXTS.len()].to_string()),
+            );
+            let right = push(body, t);
+            let op = [CompareOp::Eq, CompareOp::Ne][constant % 2];
+            Expr::Compare {
+                op,
+                left: arg,
+                right,
+            }
+        }
+        (4, _) => match constant % 4 {
+            0 => Expr::Arg("amount".to_string()),
+            1 => Expr::Arg("currency".to_string()),
+            2 => Expr::Fact("paid".to_string()),
+            _ => Expr::IsNone(push(body, Expr::Arg("amount".to_string()))),
+        },
+        (5 | 6, _) => Expr::Not(arithmetic(choices, body, at, depth - 1)),
+        (7 | 8, _) => Expr::And(
+            arithmetic(choices, body, at, depth - 1),
+            arithmetic(choices, body, at, depth - 1),
+        ),
+        _ => Expr::Or(
+            arithmetic(choices, body, at, depth - 1),
+            arithmetic(choices, body, at, depth - 1),
+        ),
+    };
+    push(body, node)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 128,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn the_enumeration_and_z3_agree_on_arithmetic_conditions(
+        paths in proptest::collection::vec(
+            (any::<bool>(), proptest::collection::vec(any::<u8>(), 24)),
+            1..5,
+        )
+    ) {
+        let mut body = RecordBody::default();
+        let mut gate_paths = Vec::new();
+        for (with_intent, choices) in &paths {
+            let condition = arithmetic(choices, &mut body, &mut 0, 3);
+            gate_paths.push(GatePath {
+                flow: "refunds".to_string(),
+                intent: with_intent.then(|| "refund".to_string()),
+                condition: Some(condition),
+                action: GateAction::Allow,
+                span: SourceSpan::default(),
+            });
+        }
+        let gate = Gate {
+            governed: true,
+            paths: gate_paths,
+            flows: vec!["refunds".to_string()],
+            default: None,
+        };
+        let enumerated = enumerate_paths(&body, &gate);
+        prop_assert!(enumerated.iter().all(Option::is_some), "{:?}", enumerated);
+        prop_assert_eq!(enumerated, smt::gate_paths(&body, &gate));
     }
 }

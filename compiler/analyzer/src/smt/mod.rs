@@ -4,7 +4,8 @@
 //! with exactly the semantics of `explicit::take`; `event` says when a transition raises an
 //! obligation's event; `solver` is the only place that runs z3; `decode` reads models back into
 //! witnesses and states; `search` decides which questions to ask. `conditions` checks the
-//! rulebook's gate conditions (QG010) with the same solver.
+//! rulebook's gate conditions (QG004, QG010) over integers, reals and booleans with the same
+//! solver code.
 //!
 //! How the search answers: transition `j` is taken only when its literal `live_j` holds, so a
 //! path may stop after any transition. A query asks whether an open obligation's event can

@@ -32,6 +32,18 @@ impl Smt {
         Self::until(Instant::now() + Duration::from_millis(u64::from(budget_ms)))
     }
 
+    /// A solver for the rulebook's conditions (integers, reals and booleans), answering unknown
+    /// once `budget_ms` milliseconds have passed.
+    pub(crate) fn for_conditions(budget_ms: u32) -> Self {
+        let smt = Self {
+            solver: Solver::new(),
+            deadline: Instant::now() + Duration::from_millis(u64::from(budget_ms)),
+            timeout: Cell::new(0),
+        };
+        smt.set_timeout(smt.left_ms());
+        smt
+    }
+
     /// Another solver, with the same deadline.
     pub(crate) fn sibling(&self) -> Self {
         Self::until(self.deadline)
