@@ -688,10 +688,16 @@ fn cases() -> Vec<(&'static str, Json, Json, Expected)> {
         ),
         // --- boolean schemas, escaping, partial keywords --------------------------------------
         (
-            "property true accepts anything",
+            "property true accepts any value without members",
+            json!({"properties": {"x": true}}),
+            json!({"x": [1, "a", [null], {}]}),
+            None,
+        ),
+        (
+            "property true declares no member, inside an array either",
             json!({"properties": {"x": true}}),
             json!({"x": [{"deep": null}]}),
-            None,
+            Some(("/x/0/deep", "additionalProperties")),
         ),
         (
             "property false",
