@@ -264,8 +264,16 @@ pub fn analyze_agent(db: &dyn Db, file: SourceFile) -> AgentAnalysis {
         && let Some(set) = crate::model::agent_rulebook_set(db, file)
     {
         // Each part its own query: an edit inside one rule file re-runs that file's only.
-        diagnostics.extend(crate::model::outline::rulebook_diagnostics(db, set));
-        diagnostics.extend(crate::rulebook::check_rulebook_set(db, set, Some(file)));
+        diagnostics.extend(
+            crate::model::outline::rulebook_diagnostics(db, set)
+                .iter()
+                .cloned(),
+        );
+        diagnostics.extend(
+            crate::rulebook::rulebook_checks(db, set, Some(file))
+                .iter()
+                .cloned(),
+        );
     }
     for source in std::iter::once(file)
         .chain(catalogue.sources.iter().copied())

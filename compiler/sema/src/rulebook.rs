@@ -72,6 +72,17 @@ pub fn check_rulebook_set(
     set: crate::model::RulebookSet<'_>,
     agent: Option<SourceFile>,
 ) -> Vec<Diagnostic> {
+    rulebook_checks(db, set, agent).clone()
+}
+
+/// [`check_rulebook_set`] as a query. Compared on each re-run: kept when no file's checks
+/// changed.
+#[salsa::tracked(returns(ref))]
+pub fn rulebook_checks<'db>(
+    db: &'db dyn Db,
+    set: crate::model::RulebookSet<'db>,
+    agent: Option<SourceFile>,
+) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for &file in set.files(db) {
         out.extend(

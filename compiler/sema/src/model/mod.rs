@@ -241,7 +241,7 @@ pub fn rulebook_model<'db>(db: &'db dyn Db, set: RulebookSet<'db>) -> RulebookMo
         inactive_calls: Vec::new(),
         intents: Vec::new(),
         // The config's, the files' and the outline's, as their own queries give them.
-        diagnostics: outline::rulebook_diagnostics(db, set),
+        diagnostics: outline::rulebook_diagnostics(db, set).clone(),
     };
     let parses: Vec<(SourceFile, &crate::rulebook::RulebookParse)> = dialects
         .iter()

@@ -327,8 +327,9 @@ pub fn check_rule_file<'db>(
 
 /// Every diagnostic of a rulebook's files, config and outline, in the model's order: the
 /// config's and the mixed dialects', each file's parse's (by path), the empty rulebook's, each
-/// file's imports', the rails'.
-pub fn rulebook_diagnostics(db: &dyn Db, set: RulebookSet<'_>) -> Vec<Diagnostic> {
+/// file's imports', the rails'. Compared on each re-run: kept when no file's list changed.
+#[salsa::tracked(returns(ref))]
+pub fn rulebook_diagnostics<'db>(db: &'db dyn Db, set: RulebookSet<'db>) -> Vec<Diagnostic> {
     let outline = rulebook_outline(db, set);
     let config = rulebook_config(db, set);
     let problems: Vec<&FileProblems> = dialects(db, set, config)
