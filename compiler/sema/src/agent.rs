@@ -174,6 +174,8 @@ pub struct AgentAnalysis {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct RuleCheckInputs {
     pub catalogue: Option<BTreeMap<String, BTreeSet<String>>>,
+    /// The catalogue's tool names (its keys), once for every file's checks.
+    pub names: Option<BTreeSet<String>>,
     pub facts: BTreeSet<String>,
 }
 
@@ -193,8 +195,10 @@ pub fn rule_check_inputs(db: &dyn Db, file: SourceFile) -> RuleCheckInputs {
         .iter()
         .map(|f| f.name.value.clone())
         .collect();
+    let catalogue = (!source_missing(catalogue)).then_some(tools);
     RuleCheckInputs {
-        catalogue: (!source_missing(catalogue)).then_some(tools),
+        names: catalogue.as_ref().map(|c| c.keys().cloned().collect()),
+        catalogue,
         facts,
     }
 }

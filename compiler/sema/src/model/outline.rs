@@ -303,21 +303,12 @@ pub fn check_rule_file<'db>(
         Some(agent) => crate::agent::rule_check_inputs(db, agent),
         None => &no_inputs,
     };
-    let names = inputs
-        .catalogue
-        .as_ref()
-        .map(|c| c.keys().cloned().collect());
+    let names = inputs.names.as_ref();
     match &parsed.module {
-        RulebookModule::V1(m) => {
-            crate::checks::check_v1(m, names.as_ref(), &inputs.facts, &outline.known)
+        RulebookModule::V1(m) => crate::checks::check_v1(m, names, &inputs.facts, &outline.known),
+        RulebookModule::V2(m) => {
+            crate::checks::check_v2(m, file.text(db), names, &inputs.facts, &outline.known)
         }
-        RulebookModule::V2(m) => crate::checks::check_v2(
-            m,
-            file.text(db),
-            names.as_ref(),
-            &inputs.facts,
-            &outline.known,
-        ),
         RulebookModule::Sheet(sheet) => match &inputs.catalogue {
             Some(tools) => stalwart_syntax::sheet::check_sheet_arguments(sheet, tools),
             None => Vec::new(),
