@@ -11,8 +11,10 @@ use crate::agent::{Lowered, SourceMap, lower_agent};
 
 /// Every diagnostic lowering gives an agent description, without building the record: the
 /// tools' schemas ([`tool_lowering_diagnostics`]) and the rulebook's gate. The same list as
-/// [`lower_agent_file`]'s `diagnostics` (the selector's readers raise none), so the diagnostics
-/// that `stalwart compile` and the language server give need no record. Run it only once
+/// [`lower_agent_file`]'s `diagnostics` (the selector's readers raise none, and `gates_for` keeps
+/// only the catalogue's tools, so `gate::attach` finds none missing; the test
+/// `lowering_diagnostics_match_the_record` holds the two equal), so the diagnostics that
+/// `stalwart compile` and the language server give need no record. Run it only once
 /// `analyze_agent` found no error.
 #[salsa::tracked(returns(ref))]
 pub fn lowering_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
