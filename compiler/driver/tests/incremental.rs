@@ -1,6 +1,7 @@
 //! The salsa database re-runs only what an edit touches: editing the Python tool module re-reads
 //! that module and what depends on it, never agent.yaml's parse or the rulebook's; an edit inside
-//! one flow of one rulebook file parses that file again and no other; an edit to a tool's
+//! one flow of one rulebook file re-runs that file's own queries (parse, names, problems, checks,
+//! gate) and no other file's, no whole-rulebook query and no lowering; an edit to a tool's
 //! description in a catalogue runs nothing of the rulebook. The language server keeps this
 //! database for a whole session and asks these very queries after each edit.
 
