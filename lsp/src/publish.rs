@@ -56,15 +56,18 @@ pub fn to_lsp(
         .collect()
 }
 
-/// The rule page of a code: its own for a QG rule, the rule's for a rulebook check a rule
-/// reports (`W1601` is QG009's).
+/// The page that documents a code (see `stalwart_ide::code_page`): a rule's under `base`, any
+/// other under the documentation's root (`base` without its `rules/`).
 fn rule_page(code: &str, base: &str) -> Option<CodeDescription> {
-    let rule = if code.starts_with("QG") {
-        code.to_string()
-    } else {
-        stalwart_ide::rule_of_code(code)?.to_string()
+    let page = stalwart_ide::code_page(code)?;
+    let href = match page.strip_prefix("rules/") {
+        Some(rule) => format!("{base}{rule}"),
+        None => match base.strip_suffix("rules/") {
+            Some(root) => format!("{root}{page}"),
+            None => format!("{base}../{page}"),
+        },
     };
-    let href: Uri = format!("{base}{rule}.md").parse().ok()?;
+    let href: Uri = href.parse().ok()?;
     Some(CodeDescription { href })
 }
 
@@ -82,4 +85,34 @@ pub fn location(
         uri: crate::uri::from_path(path),
         range: index.range(start, end, enc),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{RULE_PAGES, rule_page};
+
+    fn href(code: &str, base: &str) -> Option<String> {
+        rule_page(code, base).map(|d| d.href.as_str().to_string())
+    }
+
+    #[test]
+    fn every_documented_code_links_to_its_page() {
+        assert_eq!(
+            href("QG105", RULE_PAGES).as_deref(),
+            Some("https://stalwart.dev/rules/QG105.md")
+        );
+        assert_eq!(
+            href("W1604", RULE_PAGES).as_deref(),
+            Some("https://stalwart.dev/rules/QG007.md")
+        );
+        assert_eq!(
+            href("W1617", RULE_PAGES).as_deref(),
+            Some("https://stalwart.dev/catalogues.md#input-errors")
+        );
+        assert_eq!(
+            href("E0257", "file:///docs/pages/").as_deref(),
+            Some("file:///docs/pages/../catalogues.md#mcp-answers")
+        );
+        assert_eq!(href("E1605", RULE_PAGES), None);
+    }
 }

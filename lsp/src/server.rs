@@ -248,6 +248,11 @@ impl Server {
             merged.entry(path.clone()).or_default();
         }
         for (path, diags) in merged {
+            let never = !self.published.contains_key(&path);
+            if never && diags.is_empty() {
+                // Clean and never published: nothing to say (most files of a workspace).
+                continue;
+            }
             let text = self.host.text(&path);
             let unchanged = self.published.get(&path).is_some_and(|(d, t)| {
                 *d == diags
@@ -257,8 +262,7 @@ impl Server {
                         _ => false,
                     }
             });
-            let never = !self.published.contains_key(&path);
-            if unchanged || (never && diags.is_empty()) {
+            if unchanged {
                 continue;
             }
             let lsp = match &text {

@@ -149,8 +149,13 @@ pub fn agent_diagnostics(db: &Database, file: SourceFile) -> Vec<Diagnostic> {
     if diagnostics.iter().any(Diagnostic::is_error) {
         return diagnostics;
     }
-    let lowered = stalwart_lower::lower_agent_file(db, file);
-    diagnostics.extend(lowered.diagnostics.iter().cloned());
+    // The lowering's diagnostics without its record: the selector's readers are built only
+    // when a record is written.
+    diagnostics.extend(
+        stalwart_lower::lowering_diagnostics(db, file)
+            .iter()
+            .cloned(),
+    );
     stalwart_diagnostics::sort(&mut diagnostics);
     diagnostics
 }

@@ -329,12 +329,7 @@ pub fn rulebook_body(db: &Database, set: RulebookSet<'_>) -> (Vec<Diagnostic>, O
             diagnostics.push(stalwart_sema::agent::byte_order_mark(db, *file));
         }
     }
-    diagnostics.extend(stalwart_sema::rulebook::check_rulebook_set(
-        db,
-        set,
-        None,
-        &Default::default(),
-    ));
+    diagnostics.extend(stalwart_sema::rulebook::check_rulebook_set(db, set, None));
     let (gates, warnings) = stalwart_sema::model::gates_for(model, None);
     diagnostics.extend(warnings);
     if diagnostics.iter().any(Diagnostic::is_error) {

@@ -1,6 +1,7 @@
 //! The salsa database re-runs only what an edit touches: editing the Python tool module re-reads
 //! that module and what depends on it, never agent.yaml's parse or the rulebook's; an edit inside
-//! one flow of one rulebook file parses that file again and no other; an edit to a tool's
+//! one flow of one rulebook file re-runs that file's own queries (parse, names, problems, checks,
+//! gate) and no other file's, no whole-rulebook query and no lowering; an edit to a tool's
 //! description in a catalogue runs nothing of the rulebook. The language server keeps this
 //! database for a whole session and asks these very queries after each edit.
 
@@ -86,6 +87,10 @@ fn editing_the_tool_module_reruns_only_what_reads_it() {
             "parse_python_tools",
             "agent_catalogue",
             "analyze_agent",
+            "agent_file_diagnostics",
+            // The catalogue changed: the rulebook's checks read it again.
+            "rule_check_inputs",
+            "check_rule_file",
             "lower_agent_file",
             // The edited module's line index, for the places of its tools' spans.
             "line_starts"
@@ -173,17 +178,17 @@ fn an_edit_inside_one_flow_reparses_that_file_only() {
     let parsed: Vec<&String> = rerun.iter().filter(|q| q.starts_with("parse_")).collect();
     // One file parsed again (the edited one: the others' parses are kept), no other parse.
     assert_eq!(parsed, ["parse_rulebook_as"], "{rerun:?}");
-    // The edited file's dialect and parse, the rulebook's model over the three parses, and what
-    // reads the model.
+    // The edited file's own queries; its names, checks and gate are as before, so nothing that
+    // reads them runs again (no other file, no whole-rulebook query, no lowering).
     assert_eq!(
         rerun,
         [
             "rulebook_dialect",
             "parse_rulebook_as",
-            "rulebook_model",
-            "analyze_agent",
-            "lower_agent_file",
-            "line_starts"
+            "rule_file_names",
+            "rule_file_problems",
+            "check_rule_file",
+            "file_gates"
         ]
     );
 }
@@ -204,15 +209,135 @@ fn an_edit_to_a_tools_description_reruns_nothing_of_the_rulebooks_parse() {
     db.set_text(catalogue, text);
     let after = stalwart_driver::compile::agent_diagnostics(&db, agent);
     assert!(after.is_empty(), "{after:?}");
-    // The catalogue's parse and what reads the catalogue; nothing of the rulebook.
+    // The catalogue's parse and what reads the catalogue; nothing of the rulebook (the tools'
+    // names and arguments are as before, so its checks and gate are kept).
     assert_eq!(
         ran_all(&log),
         [
             "parse_catalogue_tools",
             "agent_catalogue",
             "analyze_agent",
-            "lower_agent_file",
-            "line_starts"
+            "agent_file_diagnostics",
+            "rule_check_inputs",
+            "tool_lowering_diagnostics",
+            "catalogue_tool_names"
         ]
+    );
+}
+
+/// agent.yaml with `tools` inline tools and a config folder of `files` Colang files, each a user
+/// message and a flow that executes one tool (the language server's bench, small).
+fn many_files(files: usize, tools: usize) -> MemoryLoader {
+    let mut loader = MemoryLoader::default();
+    let mut agent =
+        String::from("agents:\n  desk:\n    model: \"anthropic:claude-sonnet-5-5\"\n    tools: [");
+    let names: Vec<String> = (0..tools).map(|i| format!("tool_{i:02}")).collect();
+    agent.push_str(&names.join(", "));
+    agent.push_str("]\ntools:\n");
+    for name in &names {
+        agent.push_str(&format!(
+            "  - name: {name}\n    description: A tool.\n    effects: reads\n"
+        ));
+    }
+    agent.push_str("rulebook: rails\n");
+    loader
+        .files
+        .insert(PathBuf::from("/many/agent.yaml"), agent);
+    for i in 0..files {
+        let text = format!(
+            "define user ask {i}\n  \"question {i}\"\n\ndefine flow flow {i}\n  user ask {i}\n  if $order_paid\n    execute tool_{:02}\n  else\n    bot refuse\n",
+            i % tools
+        );
+        loader
+            .files
+            .insert(PathBuf::from(format!("/many/rails/f{i:02}.co")), text);
+    }
+    loader
+}
+
+#[test]
+fn edit_in_one_flow_body_of_many_files_reruns_that_files_queries_only() {
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let sink = log.clone();
+    let mut db = Database::with_events(
+        Arc::new(many_files(40, 10)),
+        "/many",
+        Some(Box::new(move |event: salsa::Event| {
+            if let salsa::EventKind::WillExecute { database_key } = event.kind {
+                sink.lock().unwrap().push(format!("{database_key:?}"));
+            }
+        })),
+    );
+    let agent = db.load(Path::new("/many/agent.yaml")).unwrap();
+    let first = stalwart_driver::compile::agent_diagnostics(&db, agent);
+    assert!(first.is_empty(), "{first:?}");
+    let initial = ran_all(&log);
+    for q in ["rulebook_outline", "lowering_diagnostics", "file_gates"] {
+        assert!(initial.iter().any(|n| n == q), "{q} ran: {initial:?}");
+    }
+    // The whole record is never built for diagnostics.
+    assert!(
+        !initial.iter().any(|n| n == "lower_agent_file"),
+        "{initial:?}"
+    );
+
+    let edited = db.loaded(Path::new("/many/rails/f07.co")).unwrap();
+    let own = [
+        "rulebook_dialect",
+        "parse_rulebook_as",
+        "rule_file_names",
+        "rule_file_problems",
+        "check_rule_file",
+        "file_gates",
+    ];
+    let body_edits = [
+        // Another condition, and lines that move what follows: the file's gate is as before.
+        (
+            "if $order_paid",
+            "if $order_paid and $amount < 500\n    $note = 1",
+            &own[..],
+        ),
+        // Another tool of the catalogue: the file governs another tool, so the join of the
+        // files' gates runs again (it walks no other file).
+        (
+            "execute tool_07",
+            "execute tool_03",
+            &[&own[..], &["rulebook_gate_diagnostics"]].concat()[..],
+        ),
+    ];
+    for (from, to, expected) in body_edits {
+        let text = edited.text(&db).replace(from, to);
+        db.set_text(edited, text);
+        let after = stalwart_driver::compile::agent_diagnostics(&db, agent);
+        assert!(after.is_empty(), "{after:?}");
+        assert_eq!(ran_all(&log), expected, "{from} → {to}");
+    }
+
+    // A tool the catalogue lacks: the file's checks find it and nothing else runs but what
+    // reads the file's diagnostics.
+    let text = edited
+        .text(&db)
+        .replace("execute tool_03", "execute tool_03x");
+    db.set_text(edited, text);
+    let after = stalwart_driver::compile::agent_diagnostics(&db, agent);
+    assert_eq!(
+        after.iter().map(|d| d.code.id).collect::<Vec<_>>(),
+        ["E1605"]
+    );
+    let rerun = ran_all(&log);
+    assert!(
+        !rerun.iter().any(|q| [
+            "rulebook_outline",
+            "rulebook_model",
+            "flow_index",
+            "lower_agent_file"
+        ]
+        .contains(&q.as_str())),
+        "{rerun:?}"
+    );
+    assert_eq!(
+        rerun.iter().filter(|q| *q == "check_rule_file").count(),
+        1,
+        "{rerun:?}"
     );
 }

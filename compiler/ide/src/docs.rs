@@ -323,8 +323,91 @@ fn describe(key: &str, v: &serde_json::Value) -> String {
     }
 }
 
+/// The guide to tool catalogues (`docs/catalogues.md`), whose sections explain codes of the
+/// compiler (input errors, schema warnings, MCP answers, `overrides:`).
+pub const CATALOGUES_PAGE: &str = include_str!("../../../docs/catalogues.md");
+
+/// Where a diagnostic's code is documented, relative to the documentation's root
+/// (`rules/QG023.md`, `catalogues.md#input-errors`): a proof rule's own page; for a code a rule
+/// reports (`W1601` is QG009's), the rule's page; else the section of the catalogue guide that
+/// names the code.
+pub fn code_page(code: &str) -> Option<String> {
+    if rule_page(code).is_some() {
+        return Some(format!("rules/{code}.md"));
+    }
+    if let Some(rule) = rule_of_code(code) {
+        return Some(format!("rules/{rule}.md"));
+    }
+    static SECTIONS: OnceLock<Vec<(String, String)>> = OnceLock::new();
+    let sections = SECTIONS.get_or_init(|| sections_of(CATALOGUES_PAGE));
+    sections
+        .iter()
+        .find(|(_, text)| mentions_code(text, code))
+        .map(|(anchor, _)| format!("catalogues.md#{anchor}"))
+}
+
+/// A Markdown page's `##` sections: the heading's anchor (as GitHub makes it) and the text.
+fn sections_of(page: &str) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for line in page.lines() {
+        if let Some(heading) = line.strip_prefix("## ") {
+            out.push((anchor_of(heading), String::new()));
+        } else if let Some((_, text)) = out.last_mut() {
+            text.push_str(line);
+            text.push('\n');
+        }
+    }
+    out
+}
+
+/// GitHub's anchor of a heading: lowercase, spaces to `-`, punctuation dropped.
+fn anchor_of(heading: &str) -> String {
+    heading
+        .trim()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c.to_ascii_lowercase()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Whether `text` names `code` as a word (`E0001`, not inside `E00012`).
+fn mentions_code(text: &str, code: &str) -> bool {
+    text.match_indices(code).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + code.len()..].chars().next();
+        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+    })
+}
+
 /// The proof rule a compiler diagnostic's code stands for, when a rule reports it (`W1601` is
 /// QG009's).
 pub fn rule_of_code(code: &str) -> Option<&'static str> {
     stalwart_analyzer::rulebook::rule_of_check(code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::code_page;
+
+    #[test]
+    fn codes_link_to_the_page_that_documents_them() {
+        assert_eq!(code_page("QG023").as_deref(), Some("rules/QG023.md"));
+        assert_eq!(code_page("W1601").as_deref(), Some("rules/QG009.md"));
+        assert_eq!(
+            code_page("W0401").as_deref(),
+            Some("catalogues.md#json-schema")
+        );
+        assert_eq!(
+            code_page("E0006").as_deref(),
+            Some("catalogues.md#input-errors")
+        );
+        assert_eq!(
+            code_page("E0152").as_deref(),
+            Some("catalogues.md#overrides-in-agentyaml")
+        );
+        assert_eq!(code_page("E1605"), None);
+    }
 }

@@ -38,7 +38,15 @@ pub struct Project {
     pub entry: PathBuf,
     pub(crate) db: Database,
     loader: Arc<WorkspaceLoader>,
+    /// The files the project read when its diagnostics were last asked for, each with an empty
+    /// list, by path. Shared by the project's snapshots.
+    // INVARIANT: a `SourceFile` of the project's database keeps its path for the database's
+    // life, so the paths are rebuilt only when the list of files changes.
+    clean: Arc<std::sync::Mutex<CleanFiles>>,
 }
+
+/// See [`Project::clean`].
+type CleanFiles = (Vec<SourceFile>, BTreeMap<PathBuf, Vec<FileDiagnostic>>);
 
 impl std::fmt::Debug for Project {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -62,7 +70,30 @@ impl Project {
             entry,
             db,
             loader,
+            clean: Arc::default(),
         }
+    }
+
+    /// Every file the project reads, by path, each with an empty list (built once per list of
+    /// files: an edit that changes no file's name costs a copy of the map, no path comparison).
+    fn clean_files(&self) -> BTreeMap<PathBuf, Vec<FileDiagnostic>> {
+        let files = self.files();
+        let Ok(mut clean) = self.clean.lock() else {
+            return self.clean_files_of(&files);
+        };
+        if clean.0 != files {
+            clean.1 = self.clean_files_of(&files);
+            clean.0 = files;
+        }
+        clean.1.clone()
+    }
+
+    fn clean_files_of(&self, files: &[SourceFile]) -> BTreeMap<PathBuf, Vec<FileDiagnostic>> {
+        files
+            .iter()
+            .filter_map(|f| self.db.full_path(*f))
+            .map(|p| (p, Vec::new()))
+            .collect()
     }
 
     /// agent.yaml's file (agent projects).
@@ -396,8 +427,11 @@ impl AnalysisHost {
     pub fn diagnostics(&self) -> BTreeMap<PathBuf, Vec<FileDiagnostic>> {
         let mut out: BTreeMap<PathBuf, Vec<FileDiagnostic>> = BTreeMap::new();
         for project in &self.projects {
-            for file in project.files() {
-                if let Some(path) = project.db.full_path(file) {
+            let clean = project.clean_files();
+            if out.is_empty() {
+                out = clean;
+            } else {
+                for path in clean.into_keys() {
                     out.entry(path).or_default();
                 }
             }
@@ -410,10 +444,8 @@ impl AnalysisHost {
                 }
             }
         }
-        for (path, list) in &mut out {
-            if let Some(text) = self.loader.current(path)
-                && text.len() > MAX_ANALYSED_BYTES
-            {
+        for path in self.loader.oversized() {
+            if let Some(list) = out.get_mut(&path) {
                 list.clear();
             }
         }

@@ -19,7 +19,7 @@ pub mod symbols;
 pub mod yaml;
 
 pub use complete::{Completion, CompletionKind};
-pub use docs::{rule_of_code, rule_page};
+pub use docs::{code_page, rule_of_code, rule_page};
 pub use fixes::CodeFix;
 pub use host::{
     AnalysisHost, FileDiagnostic, FileRange, Project, ProjectKind, TextEdit, is_agent_file,

@@ -89,6 +89,30 @@ impl WorkspaceLoader {
         }
     }
 
+    /// The files whose current text is larger than [`MAX_ANALYSED_BYTES`] (read as empty).
+    pub fn oversized(&self) -> Vec<PathBuf> {
+        let Ok(state) = self.state.read() else {
+            return Vec::new();
+        };
+        let large = |t: &Arc<String>| t.len() > MAX_ANALYSED_BYTES;
+        let mut out: Vec<PathBuf> = state
+            .buffers
+            .iter()
+            .filter(|(_, t)| large(t))
+            .map(|(p, _)| p.clone())
+            .collect();
+        out.extend(
+            state
+                .disk
+                .iter()
+                .filter(|(p, d)| {
+                    !state.buffers.contains_key(*p) && matches!(d, Ok(d) if large(&d.text))
+                })
+                .map(|(p, _)| p.clone()),
+        );
+        out
+    }
+
     /// Whether the disk's text of the file is known (read ahead or since).
     pub fn knows(&self, path: &Path) -> bool {
         let path = normalize(path);

@@ -23,20 +23,11 @@ pub fn attach(
         Default::Allow => rec::GateDefault::Allow,
         Default::Refuse => rec::GateDefault::Refuse,
     });
+    let names: std::collections::BTreeSet<String> =
+        body.tools.iter().map(|t| t.name.clone()).collect();
+    diagnostics.extend(unknown_governed(gates, &|t| names.contains(t)));
     for (tool, flows) in &gates.governing {
         let Some(t) = body.tools.iter_mut().find(|t| &t.name == tool) else {
-            if let Some(rule) = gates.rules.iter().find(|r| &r.tool == tool) {
-                diagnostics.push(
-                    Diagnostic::error(
-                        codes::RULEBOOK_UNKNOWN_TOOL,
-                        rule.span,
-                        format!(
-                            "the rulebook calls `{tool}`, which the catalogue does not declare"
-                        ),
-                    )
-                    .with_label("no such tool"),
-                );
-            }
             continue;
         };
         t.gate.governed = true;
@@ -62,6 +53,27 @@ pub fn attach(
         });
     }
     diagnostics
+}
+
+/// An error for each tool the gates govern that `declared` does not hold, at its first rule.
+fn unknown_governed(gates: &Gates, declared: &dyn Fn(&str) -> bool) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for tool in gates.governing.keys() {
+        if declared(tool) {
+            continue;
+        }
+        if let Some(rule) = gates.rules.iter().find(|r| &r.tool == tool) {
+            out.push(
+                Diagnostic::error(
+                    codes::RULEBOOK_UNKNOWN_TOOL,
+                    rule.span,
+                    format!("the rulebook calls `{tool}`, which the catalogue does not declare"),
+                )
+                .with_label("no such tool"),
+            );
+        }
+    }
+    out
 }
 
 /// The conjunction of a path's conditions as one expression node.

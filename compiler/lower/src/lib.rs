@@ -13,4 +13,4 @@ pub mod selector;
 pub mod value;
 
 pub use agent::{Lowered, SourceMap, lower_agent};
-pub use query::lower_agent_file;
+pub use query::{lower_agent_file, lowering_diagnostics, tool_lowering_diagnostics};

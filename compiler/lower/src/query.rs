@@ -2,12 +2,57 @@
 
 use stalwart_db::{Db, SourceFile};
 use stalwart_diagnostics::FileId;
-use stalwart_diagnostics::Span;
+use stalwart_diagnostics::{Diagnostic, Span};
 use stalwart_record::Source;
 use stalwart_sema::model::{agent_rulebook_set, gates_for, rulebook_model};
 use stalwart_sema::{RulebookModule, agent_catalogue, parse_agent_file};
 
 use crate::agent::{Lowered, SourceMap, lower_agent};
+
+/// Every diagnostic lowering gives an agent description, without building the record: the
+/// tools' schemas ([`tool_lowering_diagnostics`]) and the rulebook's gate. The same list as
+/// [`lower_agent_file`]'s `diagnostics` (the selector's readers raise none, and `gates_for` keeps
+/// only the catalogue's tools, so `gate::attach` finds none missing; the test
+/// `lowering_diagnostics_match_the_record` holds the two equal), so the diagnostics that
+/// `stalwart compile` and the language server give need no record. Run it only once
+/// `analyze_agent` found no error.
+#[salsa::tracked(returns(ref))]
+pub fn lowering_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
+    let mut out = tool_lowering_diagnostics(db, file).clone();
+    if let Some(set) = agent_rulebook_set(db, file) {
+        // The gate's diagnostics, file by file: an edit inside one rule file walks that file's
+        // flows again, not the whole rulebook's.
+        out.extend(
+            stalwart_sema::model::file_gates::rulebook_gate_diagnostics(db, set, file)
+                .iter()
+                .cloned(),
+        );
+    }
+    out
+}
+
+/// The diagnostics of lowering agent.yaml's tools (their schemas): agent.yaml and the catalogue
+/// only, so an edit to a rulebook file never runs it again.
+#[salsa::tracked(returns(ref))]
+pub fn tool_lowering_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
+    let parsed = parse_agent_file(db, file);
+    let catalogue = agent_catalogue(db, file);
+    // Diagnostics carry spans, never the record's places: no file map is needed.
+    lower_agent(&parsed.value, &catalogue.tools, Vec::new(), &NoFiles).diagnostics
+}
+
+/// A map that places nothing (for lowering run for its diagnostics only).
+struct NoFiles;
+
+impl SourceMap for NoFiles {
+    fn source_index(&self, _file: FileId) -> u32 {
+        0
+    }
+
+    fn line(&self, _file: FileId, _offset: u32) -> u32 {
+        0
+    }
+}
 
 /// The record body of an agent description. Run it only once `analyze_agent` found no error.
 /// `no_eq`: the body holds floats; it is rebuilt whenever an input it read changes.

@@ -1,5 +1,7 @@
 //! agent.yaml and its catalogue as queries: parse, gather the tools of every source, resolve.
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use stalwart_agent::{AgentFile, Parse, ToolDecl, ToolEntry};
 use stalwart_db::{Db, LoadProblem, SourceFile};
 use stalwart_diagnostics::Diagnostic;
@@ -165,9 +167,61 @@ pub struct AgentAnalysis {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-/// Parses, gathers and resolves an agent description.
-#[salsa::tracked(returns(ref), no_eq)]
-pub fn analyze_agent(db: &dyn Db, file: SourceFile) -> AgentAnalysis {
+/// What the rulebook's checks read of agent.yaml: the catalogue's tools with their argument
+/// names (`None` when a tool source is missing: the catalogue is incomplete, and checking the
+/// rulebook's tools against it would only repeat that one error), and the declared facts.
+/// Compared on each re-run, so an edit to agent.yaml that changes neither keeps every check.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RuleCheckInputs {
+    pub catalogue: Option<BTreeMap<String, BTreeSet<String>>>,
+    /// The catalogue's tool names (its keys), once for every file's checks.
+    pub names: Option<BTreeSet<String>>,
+    pub facts: BTreeSet<String>,
+}
+
+/// The [`RuleCheckInputs`] of an agent.yaml.
+#[salsa::tracked(returns(ref))]
+pub fn rule_check_inputs(db: &dyn Db, file: SourceFile) -> RuleCheckInputs {
+    let parsed = parse_agent_file(db, file);
+    let catalogue = agent_catalogue(db, file);
+    let tools: BTreeMap<String, BTreeSet<String>> = catalogue
+        .tools
+        .iter()
+        .map(|t| (t.name.value.clone(), argument_names(t)))
+        .collect();
+    let facts = parsed
+        .value
+        .facts
+        .iter()
+        .map(|f| f.name.value.clone())
+        .collect();
+    let catalogue = (!source_missing(catalogue)).then_some(tools);
+    RuleCheckInputs {
+        names: catalogue.as_ref().map(|c| c.keys().cloned().collect()),
+        catalogue,
+        facts,
+    }
+}
+
+/// Whether a tool source agent.yaml names cannot be found or read.
+fn source_missing(catalogue: &Catalogue) -> bool {
+    catalogue.diagnostics.iter().any(|d| {
+        d.code == codes::MISSING_TOOL_SOURCE
+            || [
+                stalwart_db::INPUT_IS_A_DIRECTORY,
+                stalwart_db::BINARY_INPUT,
+                stalwart_db::NOT_UTF8,
+                codes::UNREADABLE_SOURCE,
+            ]
+            .contains(&d.code)
+    })
+}
+
+/// The diagnostics of agent.yaml and its tool sources, resolved: everything [`analyze_agent`]
+/// gives but the rulebook's and the byte-order marks', unsorted. Compared on each re-run, so an
+/// edit to a rulebook file never runs the resolver again.
+#[salsa::tracked(returns(ref))]
+pub fn agent_file_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
     let parsed = parse_agent_file(db, file);
     let catalogue = agent_catalogue(db, file);
     let mut diagnostics = parsed.diagnostics.clone();
@@ -183,54 +237,47 @@ pub fn analyze_agent(db: &dyn Db, file: SourceFile) -> AgentAnalysis {
         );
     }
     let resolved = stalwart_agent::resolve_agent(&parsed.value, &catalogue.tools);
-    let source_missing = catalogue.diagnostics.iter().any(|d| {
-        d.code == codes::MISSING_TOOL_SOURCE
-            || [
-                stalwart_db::INPUT_IS_A_DIRECTORY,
-                stalwart_db::BINARY_INPUT,
-                stalwart_db::NOT_UTF8,
-                codes::UNREADABLE_SOURCE,
-            ]
-            .contains(&d.code)
-    });
+    let source_missing = source_missing(catalogue);
     // A tool source that cannot be found leaves its tools undeclared: naming each of them again
     // would only repeat the one error that matters.
     diagnostics.extend(resolved.into_iter().filter(|d| {
         !(source_missing && matches!(d.code.slug, "unknown-tool" | "unknown-override"))
     }));
-    if let Some(rulebook) = &parsed.value.rulebook {
-        match crate::model::agent_rulebook_set(db, file) {
-            Some(set) => {
-                let model = crate::model::rulebook_model(db, set);
-                diagnostics.extend(model.diagnostics.iter().cloned());
-                let tools: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> =
-                    catalogue
-                        .tools
-                        .iter()
-                        .map(|t| (t.name.value.clone(), argument_names(t)))
-                        .collect();
-                let facts: std::collections::BTreeSet<String> = parsed
-                    .value
-                    .facts
-                    .iter()
-                    .map(|f| f.name.value.clone())
-                    .collect();
-                // With a tool source missing, the catalogue is incomplete: checking the
-                // rulebook's tools against it would only repeat that one error.
-                let catalogue = (!source_missing).then_some(&tools);
-                diagnostics.extend(crate::rulebook::check_rulebook_set(
-                    db, set, catalogue, &facts,
-                ));
-            }
-            None => diagnostics.push(
-                Diagnostic::error(
-                    codes::MISSING_RULEBOOK,
-                    rulebook.span,
-                    format!("cannot find the rulebook `{}`", rulebook.value),
-                )
-                .with_label("no such file or folder beside agent.yaml"),
-            ),
-        }
+    if let Some(rulebook) = &parsed.value.rulebook
+        && crate::model::agent_rulebook_set(db, file).is_none()
+    {
+        diagnostics.push(
+            Diagnostic::error(
+                codes::MISSING_RULEBOOK,
+                rulebook.span,
+                format!("cannot find the rulebook `{}`", rulebook.value),
+            )
+            .with_label("no such file or folder beside agent.yaml"),
+        );
+    }
+    diagnostics
+}
+
+/// Parses, gathers and resolves an agent description.
+#[salsa::tracked(returns(ref), no_eq)]
+pub fn analyze_agent(db: &dyn Db, file: SourceFile) -> AgentAnalysis {
+    let parsed = parse_agent_file(db, file);
+    let catalogue = agent_catalogue(db, file);
+    let mut diagnostics = agent_file_diagnostics(db, file).clone();
+    if parsed.value.rulebook.is_some()
+        && let Some(set) = crate::model::agent_rulebook_set(db, file)
+    {
+        // Each part its own query: an edit inside one rule file re-runs that file's only.
+        diagnostics.extend(
+            crate::model::outline::rulebook_diagnostics(db, set)
+                .iter()
+                .cloned(),
+        );
+        diagnostics.extend(
+            crate::rulebook::rulebook_checks(db, set, Some(file))
+                .iter()
+                .cloned(),
+        );
     }
     for source in std::iter::once(file)
         .chain(catalogue.sources.iter().copied())
@@ -266,7 +313,7 @@ pub fn module_candidates(module: &str) -> Vec<String> {
 }
 
 /// The top-level property names of a tool's argument schema.
-fn argument_names(tool: &ToolDecl) -> std::collections::BTreeSet<String> {
+fn argument_names(tool: &ToolDecl) -> BTreeSet<String> {
     tool.arguments
         .as_ref()
         .and_then(|a| a.value.get("properties"))

@@ -62,39 +62,34 @@ pub fn parse_rulebook(db: &dyn Db, file: SourceFile) -> RulebookParse {
     }
 }
 
-/// The semantic checks of a rulebook's files (E1600–E1699, and a sheet's `$args` check), given
-/// the catalogue's tools with their argument names when compiled with an agent, and the facts
-/// agent.yaml declares. Each file's names are checked against what every file of the rulebook
+/// The semantic checks of a rulebook's files (E1600–E1699, and a sheet's `$args` check), each
+/// file's its own query ([`crate::model::outline::check_rule_file`]); `agent`: the agent.yaml
+/// whose catalogue (tools with their argument names) and facts they read, `None` for a rulebook
+/// compiled on its own. Each file's names are checked against what every file of the rulebook
 /// and the standard library define.
 pub fn check_rulebook_set(
     db: &dyn Db,
     set: crate::model::RulebookSet<'_>,
-    catalogue: Option<&std::collections::BTreeMap<String, std::collections::BTreeSet<String>>>,
-    facts: &std::collections::BTreeSet<String>,
+    agent: Option<SourceFile>,
 ) -> Vec<Diagnostic> {
-    let names: Option<std::collections::BTreeSet<String>> =
-        catalogue.map(|c| c.keys().cloned().collect());
-    let model = crate::model::rulebook_model(db, set);
-    let dialect = model.dialect.unwrap_or(Dialect::V1);
-    let parses: Vec<(SourceFile, &RulebookParse)> = set
-        .files(db)
-        .iter()
-        .map(|&f| (f, crate::model::parse_rulebook_as(db, f, dialect)))
-        .collect();
-    let modules: Vec<&RulebookModule> = parses.iter().map(|(_, p)| &p.module).collect();
-    let known = known_names(&modules, *set.folder(db));
+    rulebook_checks(db, set, agent).clone()
+}
+
+/// [`check_rulebook_set`] as a query. Compared on each re-run: kept when no file's checks
+/// changed.
+#[salsa::tracked(returns(ref))]
+pub fn rulebook_checks<'db>(
+    db: &'db dyn Db,
+    set: crate::model::RulebookSet<'db>,
+    agent: Option<SourceFile>,
+) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    for (file, parsed) in &parses {
-        out.extend(match &parsed.module {
-            RulebookModule::V1(m) => crate::checks::check_v1(m, names.as_ref(), facts, &known),
-            RulebookModule::V2(m) => {
-                crate::checks::check_v2(m, file.text(db), names.as_ref(), facts, &known)
-            }
-            RulebookModule::Sheet(sheet) => match catalogue {
-                Some(tools) => stalwart_syntax::sheet::check_sheet_arguments(sheet, tools),
-                None => Vec::new(),
-            },
-        });
+    for &file in set.files(db) {
+        out.extend(
+            crate::model::outline::check_rule_file(db, set, file, agent)
+                .iter()
+                .cloned(),
+        );
     }
     out
 }
@@ -102,65 +97,11 @@ pub fn check_rulebook_set(
 /// What the files of a rulebook define, with the standard library's modules they import.
 /// `folder`: a NeMo config folder, whose local imports are its own files.
 pub fn known_names(modules: &[&RulebookModule], folder: bool) -> crate::checks::Known {
-    use stalwart_syntax::v1::ast as v1;
-    use stalwart_syntax::v2::ast as v2;
-    let library = crate::model::library::library();
-    let mut known = crate::checks::Known::default();
-    let mut imported: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
-    for module in modules {
-        match module {
-            RulebookModule::V1(m) => {
-                for item in &m.items {
-                    match item {
-                        v1::Item::Flow(f) => {
-                            known.flows.insert(f.id.to_string());
-                        }
-                        v1::Item::Bot(b) => {
-                            known.messages.insert(b.name.text.to_string());
-                        }
-                        _ => {}
-                    }
-                }
-            }
-            RulebookModule::V2(m) => {
-                for item in &m.items {
-                    match item {
-                        v2::Item::Flow(f) => {
-                            known.flows.insert(f.name.to_string());
-                        }
-                        v2::Item::Import(i) => {
-                            let path = i.path.trim_matches('"');
-                            match library.v2_modules.get_key_value(path) {
-                                Some((k, _)) => {
-                                    imported.insert(k.as_str());
-                                }
-                                None => known.opaque |= !folder,
-                            }
-                        }
-                        _ => {}
-                    }
-                }
-            }
-            RulebookModule::Sheet(_) => {}
-        }
-    }
-    let imported: std::collections::BTreeSet<String> = library
-        .v2_imports_closure(imported.iter().copied())
-        .into_iter()
+    let names: Vec<crate::model::outline::FileNames> = modules
+        .iter()
+        .map(|m| crate::model::outline::names_of(m, false))
         .collect();
-    for (module, flows) in &library.v2_modules {
-        for f in flows {
-            if imported.contains(module.as_str()) {
-                known.flows.insert(f.name.clone());
-            } else {
-                known
-                    .library_elsewhere
-                    .entry(f.name.clone())
-                    .or_insert_with(|| module.clone());
-            }
-        }
-    }
-    known
+    crate::model::outline::known_from(&names, folder)
 }
 
 /// The flows a rulebook file defines or runs, with where, in source order (none for a rule

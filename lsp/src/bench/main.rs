@@ -187,19 +187,22 @@ fn drive(o: &Options, dir: &Path) -> Result<Value, String> {
         times.get(at).copied().unwrap_or(0.0)
     };
     let (median, p99) = (pick(0.5), pick(0.99));
+    let (p10, p90, max) = (pick(0.1), pick(0.9), pick(1.0));
     println!("open (initialize → first diagnostics of the whole workspace): {open_ms:.0} ms");
     println!(
         "server memory after open: {}",
         rss_kb.map_or("unknown".to_string(), |k| format!("{} MB", k / 1024))
     );
     println!(
-        "one-line edit → publishDiagnostics, {} edits: median {median:.2} ms, p99 {p99:.2} ms",
+        "one-line edit → publishDiagnostics, {} edits: median {median:.2} ms, p99 {p99:.2} ms \
+         (p10 {p10:.2}, p90 {p90:.2}, max {max:.2})",
         times.len()
     );
     Ok(json!({
         "files": o.files, "tools": o.tools, "edits": times.len(),
         "open_ms": round(open_ms), "rss_mb": rss_kb.map(|k| k / 1024),
         "edit_median_ms": round(median), "edit_p99_ms": round(p99),
+        "edit_p10_ms": round(p10), "edit_p90_ms": round(p90), "edit_max_ms": round(max),
     }))
 }
 

@@ -60,7 +60,7 @@ pub(crate) fn unknown_tool(
 
 /// Names a rulebook's other files (and the standard library) define, which a file's checks
 /// count as defined.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Known {
     pub flows: BTreeSet<String>,
     pub messages: BTreeSet<String>,

@@ -22,8 +22,10 @@
 
 pub mod cond;
 pub mod config;
+pub mod file_gates;
 pub mod library;
 pub mod names;
+pub mod outline;
 pub mod paths;
 mod walk_sheet;
 mod walk_v1;
@@ -219,39 +221,18 @@ pub(crate) fn file_dialect(db: &dyn Db, file: SourceFile, config: &NemoConfig) -
 #[salsa::tracked(returns(ref), no_eq)]
 pub fn rulebook_model<'db>(db: &'db dyn Db, set: RulebookSet<'db>) -> RulebookModel {
     let config = rulebook_config(db, set).clone();
-    let mut diagnostics = config.diagnostics.clone();
     let files = set.files(db);
     let mut dialects: Vec<(Option<Dialect>, SourceFile)> = files
         .iter()
         .map(|&f| (file_dialect(db, f, &config), f))
         .collect();
     dialects.sort_by_key(|(_, f)| f.path(db).clone());
-    let colang: Vec<(Dialect, SourceFile)> = dialects
-        .iter()
-        .filter_map(|(d, f)| Some(((*d)?, *f)))
-        .collect();
     let sheets: Vec<SourceFile> = dialects
         .iter()
         .filter(|(d, _)| d.is_none())
         .map(|(_, f)| *f)
         .collect();
-    let dialect = colang.first().map(|(d, _)| *d);
-    if let Some(first) = dialect
-        && let Some((other, file)) = colang.iter().find(|(d, _)| *d != first)
-    {
-        diagnostics.push(
-            Diagnostic::error(
-                MIXED_DIALECTS,
-                Span::new(file.id(db), 0, 0),
-                format!(
-                    "this file is Colang {}, the rulebook's first is Colang {}",
-                    dialect_word(*other),
-                    dialect_word(first)
-                ),
-            )
-            .with_help("set `colang_version` in the config, or keep one dialect per rulebook"),
-        );
-    }
+    let dialect = outline::rulebook_outline(db, set).dialect;
     let mut model = RulebookModel {
         dialect,
         config: config.clone(),
@@ -259,15 +240,13 @@ pub fn rulebook_model<'db>(db: &'db dyn Db, set: RulebookSet<'db>) -> RulebookMo
         flows: Vec::new(),
         inactive_calls: Vec::new(),
         intents: Vec::new(),
-        diagnostics: Vec::new(),
+        // The config's, the files' and the outline's, as their own queries give them.
+        diagnostics: outline::rulebook_diagnostics(db, set).clone(),
     };
     let parses: Vec<(SourceFile, &crate::rulebook::RulebookParse)> = dialects
         .iter()
         .map(|(d, f)| (*f, parse_rulebook_as(db, *f, d.unwrap_or(Dialect::V1))))
         .collect();
-    for (_, p) in &parses {
-        diagnostics.extend(p.diagnostics.iter().cloned());
-    }
     let library_actions = &library::library().actions;
     match dialect {
         Some(Dialect::V1) => {
@@ -288,13 +267,8 @@ pub fn rulebook_model<'db>(db: &'db dyn Db, set: RulebookSet<'db>) -> RulebookMo
                     _ => None,
                 })
                 .collect();
-            model_v2(
-                &modules,
-                &config,
-                library_actions,
-                *set.folder(db),
-                &mut model,
-            );
+            let acting = file_gates::acting_v2(db, set).as_ref();
+            model_v2(&modules, &config, library_actions, acting, &mut model);
         }
         None => {}
     }
@@ -306,30 +280,35 @@ pub fn rulebook_model<'db>(db: &'db dyn Db, set: RulebookSet<'db>) -> RulebookMo
             merge(&mut model.gates, g);
         }
     }
-    if model.gates.rules.is_empty()
-        && model.flows.is_empty()
-        && model.intents.is_empty()
-        && !diagnostics.iter().any(Diagnostic::is_error)
-    {
-        let first = files.first().or_else(|| set.configs(db).first());
-        if let Some(first) = first {
-            let at = Span::new(first.id(db), 0, 0);
-            let message = format!(
-                "the rulebook `{}` defines nothing: it governs no tool",
-                first.name(db)
-            );
-            diagnostics.push(
-                Diagnostic::warning(EMPTY_RULEBOOK, at, message)
-                    .with_label("no flow, intent or rule")
-                    .with_note("it governs no tool: the check's other steps decide every call"),
-            );
-        }
-    }
     // The gate's own diagnostics (`rulebook_unsupported`, conditions possibly taken) stay with
     // the gates: lowering reports them, and the proof reads the errors as QG005.
-    diagnostics.append(&mut model.diagnostics);
-    model.diagnostics = diagnostics;
     model
+}
+
+/// The file is in another Colang version than the rulebook's first.
+fn mixed_dialects(db: &dyn Db, file: SourceFile, other: Dialect, first: Dialect) -> Diagnostic {
+    Diagnostic::error(
+        MIXED_DIALECTS,
+        Span::new(file.id(db), 0, 0),
+        format!(
+            "this file is Colang {}, the rulebook's first is Colang {}",
+            dialect_word(other),
+            dialect_word(first)
+        ),
+    )
+    .with_help("set `colang_version` in the config, or keep one dialect per rulebook")
+}
+
+/// The rulebook defines nothing (reported at its first file).
+fn empty_rulebook(db: &dyn Db, first: SourceFile) -> Diagnostic {
+    let at = Span::new(first.id(db), 0, 0);
+    let message = format!(
+        "the rulebook `{}` defines nothing: it governs no tool",
+        first.name(db)
+    );
+    Diagnostic::warning(EMPTY_RULEBOOK, at, message)
+        .with_label("no flow, intent or rule")
+        .with_note("it governs no tool: the check's other steps decide every call")
 }
 
 fn dialect_word(d: Dialect) -> &'static str {
@@ -409,18 +388,13 @@ fn model_v1(
             }
         }
     }
-    check_rails(
-        config,
-        |name| flows.contains_key(name) || library::library().v1_flows.contains(name),
-        model,
-    );
 }
 
 fn model_v2(
     modules: &[(&v2::Module, &str)],
     config: &NemoConfig,
     library_actions: &BTreeSet<String>,
-    folder: bool,
+    acting: Option<&BTreeSet<String>>,
     model: &mut RulebookModel,
 ) {
     let mut flows: BTreeMap<&str, walk_v2::FlowIn<'_>> = BTreeMap::new();
@@ -438,7 +412,6 @@ fn model_v2(
                 }
             }
         }
-        check_imports(m, folder, model);
     }
     let walker = walk_v2::Walker {
         flows: &flows,
@@ -446,13 +419,12 @@ fn model_v2(
         tools: None,
         library_actions,
     };
-    let acting = acting_v2(&flows, &order, config);
     for at in &order {
         let name = at.flow.name.as_str();
         if walk_v2::is_message_flow(name) {
             continue;
         }
-        let acts = acting.contains(name);
+        let acts = acting.is_none_or(|a| a.contains(name));
         model.flows.push(FlowInfo {
             name: name.to_string(),
             span: at.flow.name_span,
@@ -467,47 +439,6 @@ fn model_v2(
             note_inactive(model, name, &paths);
         }
     }
-    check_rails(
-        config,
-        |name| flows.contains_key(name) || library::library().v2_flow_module(name).is_some(),
-        model,
-    );
-}
-
-/// The 2.x flows that act (see the module's documentation).
-fn acting_v2<'a>(
-    flows: &BTreeMap<&'a str, walk_v2::FlowIn<'a>>,
-    order: &[walk_v2::FlowIn<'a>],
-    config: &NemoConfig,
-) -> BTreeSet<&'a str> {
-    if !flows.contains_key("main") {
-        return order.iter().map(|f| f.flow.name.as_str()).collect();
-    }
-    let mut acting: BTreeSet<&str> = BTreeSet::new();
-    let mut queue: Vec<&str> = vec!["main"];
-    for f in order {
-        if f.flow.decorators.iter().any(|d| d.name == "active") {
-            queue.push(f.flow.name.as_str());
-        }
-    }
-    for (_, rail_flow, _) in &config.rails {
-        if let Some((name, _)) = flows.get_key_value(rail_flow.as_str()) {
-            queue.push(name);
-        }
-    }
-    while let Some(name) = queue.pop() {
-        if !acting.insert(name) {
-            continue;
-        }
-        if let Some(f) = flows.get(name) {
-            for started in activated(&f.flow.body) {
-                if let Some((n, _)) = flows.get_key_value(started) {
-                    queue.push(n);
-                }
-            }
-        }
-    }
-    acting
 }
 
 /// The flows a body activates, awaits or starts (anywhere in it): all run when it does.
@@ -600,10 +531,11 @@ fn note_inactive(model: &mut RulebookModel, flow: &str, paths: &[Path]) {
 }
 
 /// Every flow a rail lists must be defined somewhere.
-fn check_rails(config: &NemoConfig, defined: impl Fn(&str) -> bool, model: &mut RulebookModel) {
+fn check_rails(config: &NemoConfig, defined: impl Fn(&str) -> bool) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
     for (rail, flow, span) in &config.rails {
         if !defined(flow) {
-            model.diagnostics.push(
+            out.push(
                 Diagnostic::error(
                     UNKNOWN_RAIL_FLOW,
                     *span,
@@ -613,10 +545,12 @@ fn check_rails(config: &NemoConfig, defined: impl Fn(&str) -> bool, model: &mut 
             );
         }
     }
+    out
 }
 
 /// A 2.x `import` names a library module or a file of the rulebook.
-fn check_imports(module: &v2::Module, folder: bool, model: &mut RulebookModel) {
+fn check_imports(module: &v2::Module, folder: bool) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
     for item in &module.items {
         let v2::Item::Import(import) = item else {
             continue;
@@ -629,7 +563,7 @@ fn check_imports(module: &v2::Module, folder: bool, model: &mut RulebookModel) {
         if folder {
             continue;
         }
-        model.diagnostics.push(
+        out.push(
             Diagnostic::error(
                 UNRESOLVED_IMPORT,
                 import.span,
@@ -649,6 +583,7 @@ fn check_imports(module: &v2::Module, folder: bool, model: &mut RulebookModel) {
             )),
         );
     }
+    out
 }
 
 /// The gates a rulebook gives an agent whose catalogue declares `tools`: rules of actions
@@ -670,20 +605,7 @@ pub fn gates_for(
             for (cond, _) in &mut rule.conditions {
                 outside_results(cond, tools, &mut |why, span| {
                     if reported.insert(span) {
-                        diagnostics.push(
-                            Diagnostic::warning(
-                                paths::POSSIBLY_TAKEN,
-                                span,
-                                format!("the check cannot evaluate this: {why}"),
-                            )
-                            .with_label("read as possibly true and possibly false")
-                            .with_note(
-                                "the path is treated as possibly taken, never as a proof of \
-                                 safety: a refusal or a question on it always applies, and a \
-                                 tool call on it never passes the gate",
-                            )
-                            .with_help(cond::SUPPORTED),
-                        );
+                        diagnostics.push(possibly_taken(span, why));
                     }
                 });
             }
@@ -694,26 +616,44 @@ pub fn gates_for(
     for (tool, span, flow) in &model.inactive_calls {
         let is_tool = tools.is_none_or(|t| t.contains(tool));
         if is_tool && !governed.contains(tool) && named.insert(tool.clone()) {
-            diagnostics.push(
-                Diagnostic::warning(
-                    NOT_GOVERNED,
-                    *span,
-                    format!("the rulebook names `{tool}` but does not govern it"),
-                )
-                .with_label(format!("only in `{flow}`, which never acts"))
-                .with_note(
-                    "no flow that acts reaches this call, so no path of the rulebook decides \
-                     `{tool}`: the check's other steps decide it (QG004's permissive default)"
-                        .replace("{tool}", tool),
-                )
-                .with_help(
-                    "run the flow from one that acts (`do` in 1.0; `await`/`activate` from \
-                     `main` in 2.x), mark it `@active`, or list it in a rail of config.yml",
-                ),
-            );
+            diagnostics.push(not_governed(tool, *span, flow));
         }
     }
     (gates, diagnostics)
+}
+
+/// A condition on a gate's path that reads what an action outside the catalogue returns.
+fn possibly_taken(span: Span, why: String) -> Diagnostic {
+    Diagnostic::warning(
+        paths::POSSIBLY_TAKEN,
+        span,
+        format!("the check cannot evaluate this: {why}"),
+    )
+    .with_label("read as possibly true and possibly false")
+    .with_note(
+        "the path is treated as possibly taken, never as a proof of safety: a refusal or a \
+         question on it always applies, and a tool call on it never passes the gate",
+    )
+    .with_help(cond::SUPPORTED)
+}
+
+/// A catalogue's tool that only flows that never act call.
+fn not_governed(tool: &str, span: Span, flow: &str) -> Diagnostic {
+    Diagnostic::warning(
+        NOT_GOVERNED,
+        span,
+        format!("the rulebook names `{tool}` but does not govern it"),
+    )
+    .with_label(format!("only in `{flow}`, which never acts"))
+    .with_note(
+        "no flow that acts reaches this call, so no path of the rulebook decides `{tool}`: the \
+         check's other steps decide it (QG004's permissive default)"
+            .replace("{tool}", tool),
+    )
+    .with_help(
+        "run the flow from one that acts (`do` in 1.0; `await`/`activate` from `main` in 2.x), \
+         mark it `@active`, or list it in a rail of config.yml",
+    )
 }
 
 /// Turns the results of actions outside the catalogue into unknowns, reporting each.

@@ -97,6 +97,19 @@ pub struct Path {
     pub stopped: bool,
 }
 
+/// The flows a walk may run in place, by name: a table built once (the whole rulebook's
+/// model), or one that reads each file only when a walk asks for one of its flows (a file's own
+/// gate, so that it depends on no other file it does not run).
+pub trait FlowTable<T> {
+    fn flow(&self, name: &str) -> Option<T>;
+}
+
+impl<T: Copy> FlowTable<T> for BTreeMap<&str, T> {
+    fn flow(&self, name: &str) -> Option<T> {
+        self.get(name).copied()
+    }
+}
+
 /// How deep flows may run each other in place.
 pub const MAX_DEPTH: usize = 32;
 

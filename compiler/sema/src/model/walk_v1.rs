@@ -5,7 +5,7 @@
 //! binds `$x` to what that tool returns (a tool of the catalogue; an action outside it is
 //! something the check never has); `$x = <literal>` to the literal.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use serde_json::Value;
 use stalwart_diagnostics::Span;
@@ -13,13 +13,13 @@ use stalwart_syntax::v1::ast as v1;
 
 use super::cond::{Binding, Scope, resolve};
 use super::paths::{
-    MAX_DEPTH, Path, dedup_stopped, fork_intents, live, loop_calls, mark_unsupported,
+    FlowTable, MAX_DEPTH, Path, dedup_stopped, fork_intents, live, loop_calls, mark_unsupported,
 };
 
 /// What walking 1.0 flows reads.
 pub struct Walker<'a> {
     /// Every flow and subflow of the rulebook, by id.
-    pub flows: &'a BTreeMap<&'a str, &'a v1::FlowDef>,
+    pub flows: &'a dyn FlowTable<&'a v1::FlowDef>,
     pub config: &'a Value,
     /// The catalogue's tools, when compiled with one.
     pub tools: Option<&'a BTreeSet<String>>,
@@ -83,7 +83,7 @@ impl Walker<'_> {
             }
             v1::StmtKind::If(branch) => self.walk_if(branch, paths, depth),
             v1::StmtKind::When(when) => self.walk_when(when, paths, depth),
-            v1::StmtKind::Do(name) => match self.flows.get(name.text.as_str()) {
+            v1::StmtKind::Do(name) => match self.flows.flow(name.text.as_str()) {
                 Some(sub) if depth < MAX_DEPTH => self.walk(&sub.body, paths, depth + 1),
                 Some(_) => mark_unsupported(paths, stmt.span, "flows run each other too deeply"),
                 None => {}

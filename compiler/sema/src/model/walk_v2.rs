@@ -7,7 +7,7 @@
 //! cannot read, on a path that matters, is `rulebook_unsupported`. `$x = await ToolAction(…)`
 //! binds `$x` to what the tool returns; `$x = <literal>` to the literal.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use serde_json::Value;
 use stalwart_diagnostics::Span;
@@ -15,7 +15,7 @@ use stalwart_syntax::v2::ast as v2;
 
 use super::cond::{Binding, Scope, resolve};
 use super::paths::{
-    MAX_DEPTH, Path, dedup_stopped, fork_intents, live, loop_calls, mark_unsupported,
+    FlowTable, MAX_DEPTH, Path, dedup_stopped, fork_intents, live, loop_calls, mark_unsupported,
 };
 
 /// A flow and the text of the file it is written in (conditions are read from it).
@@ -28,7 +28,7 @@ pub struct FlowIn<'a> {
 /// What walking 2.x flows reads.
 pub struct Walker<'a> {
     /// Every flow of the rulebook, by name.
-    pub flows: &'a BTreeMap<&'a str, FlowIn<'a>>,
+    pub flows: &'a dyn FlowTable<FlowIn<'a>>,
     pub config: &'a Value,
     pub tools: Option<&'a BTreeSet<String>>,
     pub library_actions: &'a BTreeSet<String>,
@@ -189,7 +189,7 @@ impl Walker<'_> {
                             p.says.push((message.to_string(), span));
                         }
                     }
-                } else if let Some(flow) = self.flows.get(name.as_str()) {
+                } else if let Some(flow) = self.flows.flow(name.as_str()) {
                     if depth < MAX_DEPTH {
                         self.walk(&flow.flow.body, flow.text, paths, depth + 1);
                     } else {
