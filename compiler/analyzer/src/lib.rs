@@ -5,7 +5,8 @@
 //! `explicit` the explicit-state engine and `smt` the z3 engine that answer them, `engine` how
 //! their answers combine (and disagree, QG312), `findings` what each rule raises,
 //! `lints` and `code` the checks beside the proof, `report` the text, JSON and SARIF forms, and
-//! `cache` the proof cache keyed by the digest of graph, catalogue and rulebook.
+//! `cache` the proof cache keyed by the digest of graph, catalogue and rulebook, and `witness`
+//! each finding's witness path as a session the runtime can replay.
 
 pub mod cache;
 pub mod catalogue;
@@ -21,6 +22,7 @@ pub mod rules;
 #[cfg(feature = "z3")]
 pub mod smt;
 pub mod system;
+pub mod witness;
 
 use std::collections::BTreeMap;
 
