@@ -81,6 +81,11 @@ pub fn scenario(graph: &AgentGraph, body: &rec::RecordBody, f: &Finding, agent: 
         calls: 0,
         turns: 0,
     };
+    // QG023's witness is a route to the model and then a cycle of the graph through it: the
+    // cycle is a shape of the graph, not a route the proof claims the check lets through, so
+    // its edges are routes only.
+    let model = f.subject.strip_prefix("cycle:");
+    let mut in_cycle = false;
     for step in &f.witness {
         let edge = graph
             .edges
@@ -88,9 +93,11 @@ pub fn scenario(graph: &AgentGraph, body: &rec::RecordBody, f: &Finding, agent: 
             .find(|e| e.from == step.from && e.to == step.to && e.place == step.place);
         let place = format!("{}:{}", step.place.file, step.place.line);
         match edge {
-            Some(e) => walk.edge(e, &place),
+            Some(e) if !in_cycle => walk.edge(e, &place),
+            Some(e) => walk.route(&e.from, &e.to, kind_name(e.kind), &place),
             None => walk.route(&step.from, &step.to, "route", &place),
         }
+        in_cycle |= f.rule == "QG023" && model == Some(step.to.as_str());
     }
     let first = walk.first_agent.clone().unwrap_or_default();
     json!({

@@ -1,0 +1,377 @@
+//! The proof against the runtime over generated agents: random agent graphs (agents with
+//! hand-offs and privileges, catalogues with order rules, session limits, undos, marks from
+//! reading outside, custom steps around the guard) are compiled and proved, and
+//!
+//! - every witness the proof prints replays through `check_tool_call` (the conformance runner);
+//! - for the obligations the proof answers unreachable that the runtime can show by itself
+//!   (QG105, QG013, QG019: two guarded calls of one run), random sessions of one agent, checked
+//!   and reported through the runtime within the proof's turns, never reach the forbidden state.
+//!
+//! The agents come from a fixed seed per case, so a failure names the case and its agent.yaml.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::path::Path;
+use std::sync::Arc;
+
+use stalwart_analyzer::witness::{to_yaml, witness_sessions};
+use stalwart_driver::DiskLoader;
+use stalwart_driver::verify::{VerifyOptions, verify_agent};
+use stalwart_record::Record;
+use stalwart_runtime::{Call, Decision, Env, Key, Outcome, Session};
+use stalwart_tests::scenario::{DEFAULT_NOW, run_scenario};
+
+const CASES: u64 = 256;
+/// Random sessions run against each agent for the unreachable obligations.
+const SESSIONS: usize = 24;
+
+/// A small deterministic generator (xorshift64*).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+
+    fn chance(&mut self, one_in: usize) -> bool {
+        self.below(one_in) == 0
+    }
+
+    fn subset(&mut self, n: usize, most: usize, one_in: usize) -> Vec<usize> {
+        let mut out: BTreeSet<usize> = BTreeSet::new();
+        for _ in 0..most {
+            if self.chance(one_in) {
+                out.insert(self.below(n));
+            }
+        }
+        out.into_iter().collect()
+    }
+}
+
+/// One generated tool, as the random sessions need to know it.
+#[derive(Debug, Clone)]
+struct GenTool {
+    write: bool,
+    confidential: bool,
+    sends_out: bool,
+    irreversible: bool,
+    has_undo_tool: bool,
+    no_undo: bool,
+}
+
+/// A random agent.yaml and its tools.
+fn generate(seed: u64) -> (String, Vec<GenTool>) {
+    let mut r = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let agents = 1 + r.below(3);
+    let tools = 1 + r.below(4);
+    let mut yaml = String::from("agents:\n");
+    for a in 0..agents {
+        let listed = {
+            let mut l = r.subset(tools, 3, 2);
+            if l.is_empty() {
+                l.push(r.below(tools));
+            }
+            l
+        };
+        let names: Vec<String> = listed.iter().map(|t| format!("t{t}")).collect();
+        let _ = writeln!(yaml, "  a{a}:");
+        let _ = writeln!(yaml, "    model: \"anthropic:claude-sonnet-5-5\"");
+        let _ = writeln!(yaml, "    tools: [{}]", names.join(", "));
+        let others: Vec<String> = r
+            .subset(agents, 2, 2)
+            .into_iter()
+            .filter(|&b| b != a)
+            .map(|b| format!("a{b}"))
+            .collect();
+        if !others.is_empty() {
+            let _ = writeln!(yaml, "    hands_off_to: [{}]", others.join(", "));
+        }
+        let privilege = ["low", "medium", "high"][r.below(3)];
+        let _ = writeln!(yaml, "    privilege: {privilege}");
+    }
+    yaml.push_str("tools:\n");
+    let mut gen_tools = Vec::new();
+    for t in 0..tools {
+        let write = r.chance(2);
+        let irreversible = write && r.chance(4);
+        let undo_tool = (write && !irreversible && r.chance(3)).then(|| r.below(tools));
+        let no_undo = write && !irreversible && undo_tool.is_none() && r.chance(2);
+        let g = GenTool {
+            write,
+            confidential: r.chance(4),
+            sends_out: r.chance(4),
+            irreversible,
+            has_undo_tool: undo_tool.is_some(),
+            no_undo,
+        };
+        let _ = writeln!(yaml, "  - name: t{t}");
+        let effects = if write { "changes" } else { "reads" };
+        let _ = writeln!(yaml, "    effects: {effects}");
+        if r.chance(4) {
+            yaml.push_str("    reads_outside: true\n");
+        }
+        if g.confidential {
+            yaml.push_str("    confidential: true\n");
+        }
+        if g.sends_out {
+            yaml.push_str("    sends_out: true\n");
+        }
+        if irreversible {
+            yaml.push_str("    irreversible: true\n");
+        }
+        if let Some(u) = undo_tool {
+            let _ = writeln!(yaml, "    undo: {{tool: t{u}}}");
+        } else if no_undo {
+            yaml.push_str("    undo: none\n");
+        }
+        let after: Vec<String> = r
+            .subset(tools, 1, 4)
+            .into_iter()
+            .filter(|&u| u != t)
+            .map(|u| format!("t{u}"))
+            .collect();
+        if !after.is_empty() {
+            let _ = writeln!(yaml, "    after: [{}]", after.join(", "));
+        }
+        let mut not_after: Vec<String> = r
+            .subset(tools, 1, 4)
+            .into_iter()
+            .filter(|&u| u != t)
+            .map(|u| format!("t{u}"))
+            .collect();
+        if r.chance(6) {
+            not_after.push("untrusted".into());
+        }
+        if !not_after.is_empty() {
+            let _ = writeln!(yaml, "    not_after: [{}]", not_after.join(", "));
+        }
+        if r.chance(4) {
+            let _ = writeln!(yaml, "    at_most: {}", 1 + r.below(2));
+        }
+        gen_tools.push(g);
+    }
+    if r.chance(3) {
+        yaml.push_str("steps:\n");
+        let agent = r.below(agents);
+        let call = r.below(tools);
+        let _ = writeln!(yaml, "  s0:\n    agent: a{agent}");
+        if r.chance(2) {
+            let from = r.below(agents);
+            let _ = writeln!(yaml, "    from: [a{from}_model]");
+        }
+        let _ = writeln!(yaml, "    routes: [a{agent}_model, end]");
+        let _ = writeln!(yaml, "    calls: [t{call}]");
+    }
+    (yaml, gen_tools)
+}
+
+fn options() -> VerifyOptions {
+    let mut o = VerifyOptions {
+        cache: false,
+        engines: Some(vec!["explicit".to_string()]),
+        ..VerifyOptions::default()
+    };
+    o.bounds.depth = 12;
+    o.bounds.turns = 2;
+    o
+}
+
+#[test]
+fn generated_agents_witnesses_replay_and_unreachable_states_stay_unreached() {
+    let mut failures = Vec::new();
+    let mut witnesses = 0;
+    let mut unreachable_checked = 0;
+    for case in 0..CASES {
+        let (yaml, tools) = generate(case);
+        let dir = tempfile::tempdir().unwrap();
+        let agent = dir.path().join("agent.yaml");
+        std::fs::write(&agent, &yaml).unwrap();
+        let outcome = verify_agent(Arc::new(DiskLoader), &agent, &options());
+        let (Some(graph), Some(body), Some(proof)) =
+            (&outcome.graph, &outcome.body, &outcome.proof)
+        else {
+            failures.push(format!("case {case}: does not verify\n{yaml}"));
+            continue;
+        };
+        for s in witness_sessions(graph, body, &proof.findings, "agent.yaml") {
+            let path = dir.path().join(&s.file);
+            let text = to_yaml(&s.scenario);
+            std::fs::write(&path, &text).unwrap();
+            witnesses += 1;
+            if let Err(e) = run_scenario(&path) {
+                failures.push(format!("case {case}: {e}\n{yaml}\n{text}"));
+            }
+        }
+        let unreachable: Vec<(String, String)> = proof
+            .verdicts
+            .iter()
+            .filter(|v| v.engines.iter().all(|(_, a)| a == "unreachable"))
+            .filter(|v| matches!(v.rule.as_str(), "QG105" | "QG013" | "QG019"))
+            .map(|v| (v.rule.clone(), v.subject.clone()))
+            .collect();
+        if unreachable.is_empty() {
+            continue;
+        }
+        unreachable_checked += unreachable.len();
+        let entry_agents: Vec<String> = graph
+            .agents
+            .iter()
+            .filter(|a| {
+                graph
+                    .edges
+                    .iter()
+                    .any(|e| e.from == "router" && e.agent.as_deref() == Some(a.name.as_str()))
+            })
+            .map(|a| a.name.clone())
+            .collect();
+        compile(&agent, dir.path());
+        let record = Record::read(dir.path().join("record").join("record.bin")).unwrap();
+        let mut r = Rng(case.wrapping_add(77) | 1);
+        for _ in 0..SESSIONS {
+            let Some(name) = entry_agents.get(r.below(entry_agents.len())) else {
+                break;
+            };
+            let Some(info) = graph.agent(name) else {
+                continue;
+            };
+            let listed: Vec<usize> = info
+                .tools
+                .iter()
+                .filter_map(|t| t.strip_prefix('t')?.parse().ok())
+                .collect();
+            if let Some(reached) =
+                random_session(&record, name, &listed, &tools, &unreachable, &mut r)
+            {
+                failures.push(format!(
+                    "case {case}: the proof says {reached} is unreachable, and the runtime lets this session reach it: agent {name}\n{yaml}"
+                ));
+                break;
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    assert!(witnesses >= 64, "only {witnesses} witnesses");
+    assert!(
+        unreachable_checked >= 16,
+        "only {unreachable_checked} unreachable obligations"
+    );
+}
+
+fn compile(agent: &Path, dir: &Path) {
+    let outcome = stalwart_driver::compile_agent(
+        Arc::new(DiskLoader),
+        agent,
+        &stalwart_driver::CompileOptions {
+            out: Some(dir.join("record")),
+        },
+    );
+    assert!(!outcome.has_errors(), "{:?}", outcome.diagnostics);
+}
+
+/// Runs random calls of `agent`'s tools through the runtime, in up to two turns of up to three
+/// calls each (well within the proof's depth of twelve steps a run: a call takes at most four);
+/// writes are confirmed with the token the check gives, every allowed call reported `ran`.
+/// Returns the first unreachable obligation a run reached.
+fn random_session(
+    record: &Record,
+    agent: &str,
+    listed: &[usize],
+    tools: &[GenTool],
+    unreachable: &[(String, String)],
+    r: &mut Rng,
+) -> Option<String> {
+    let body = record.body();
+    let key = Key::new("diff", [7; 32], DEFAULT_NOW + 86_400).for_record(&record.header().digest);
+    let env = Env {
+        key: &key,
+        now: DEFAULT_NOW,
+    };
+    let mut session = Session::new(agent, "diff");
+    for turn in 0..2 {
+        stalwart_runtime::read(env, &mut session, &format!("turn {turn}"));
+        // The tools that ran in this run, in order.
+        let mut ran: Vec<usize> = Vec::new();
+        for _ in 0..1 + r.below(3) {
+            let t = *listed.get(r.below(listed.len()))?;
+            let mut call = Call {
+                tool: format!("t{t}"),
+                ..Call::default()
+            };
+            let mut check = stalwart_runtime::check_tool_call(body, env, &mut session, &call);
+            if check.decision == Decision::Confirm {
+                call.confirmation = check.confirmation.clone();
+                check = stalwart_runtime::check_tool_call(body, env, &mut session, &call);
+            }
+            if check.decision != Decision::Allow {
+                continue;
+            }
+            let step = session.calls().count() as u32;
+            let _ = stalwart_runtime::report(env, &mut session, step, Outcome::Ran, None);
+            if let Some(reached) = forbidden(&ran, t, tools, unreachable) {
+                return Some(reached);
+            }
+            ran.push(t);
+        }
+    }
+    None
+}
+
+/// The unreachable obligation a run that ran `before` and then `now` reaches, if any: QG105 on
+/// a write with no undo in a run with another write, QG013 on an irreversible write followed by
+/// a write with an undo, QG019 on a tool that sends out after a confidential one.
+fn forbidden(
+    before: &[usize],
+    now: usize,
+    tools: &[GenTool],
+    unreachable: &[(String, String)],
+) -> Option<String> {
+    let tool = |i: usize| tools.get(i);
+    let named = |rule: &str, t: usize| {
+        let subject = format!("t{t}");
+        unreachable
+            .iter()
+            .any(|(r, s)| r == rule && *s == subject)
+            .then(|| format!("{rule} on {subject}"))
+    };
+    let t = tool(now)?;
+    let candidate = |i: usize| {
+        tool(i).is_some_and(|x| x.write && !x.has_undo_tool && !x.no_undo && !x.irreversible)
+    };
+    for &b in before {
+        let Some(u) = tool(b) else { continue };
+        if t.write && u.write {
+            if candidate(now)
+                && let Some(hit) = named("QG105", now)
+            {
+                return Some(hit);
+            }
+            if candidate(b)
+                && b != now
+                && let Some(hit) = named("QG105", b)
+            {
+                return Some(hit);
+            }
+        }
+        if u.irreversible
+            && t.write
+            && t.has_undo_tool
+            && let Some(hit) = named("QG013", b)
+        {
+            return Some(hit);
+        }
+        if u.confidential
+            && t.sends_out
+            && let Some(hit) = named("QG019", now)
+        {
+            return Some(hit);
+        }
+    }
+    None
+}
