@@ -4,12 +4,14 @@
 //!
 //! - every witness the proof prints replays through `check_tool_call` (the conformance runner);
 //! - for the obligations the proof answers unreachable that the runtime can show by itself
-//!   (QG105, QG013, QG019: two guarded calls of one run), random sessions of one agent, checked
-//!   and reported through the runtime within the proof's turns, never reach the forbidden state.
+//!   (QG105, QG013, QG019: two guarded calls of one run; QG003: a call its `not_after` forbids,
+//!   let through in the session a hand-off started), random conversations -- calls and
+//!   hand-offs, each agent's session checked and reported through the runtime, within the
+//!   proof's turns and depth -- never reach the forbidden state.
 //!
 //! The agents come from a fixed seed per case, so a failure names the case and its agent.yaml.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::Path;
 use std::sync::Arc;
@@ -59,6 +61,10 @@ impl Rng {
 #[derive(Debug, Clone)]
 struct GenTool {
     write: bool,
+    reads_outside: bool,
+    /// `not_after` tools, and `untrusted`.
+    not_after: Vec<usize>,
+    not_after_untrusted: bool,
     confidential: bool,
     sends_out: bool,
     irreversible: bool,
@@ -103,8 +109,12 @@ fn generate(seed: u64) -> (String, Vec<GenTool>) {
         let irreversible = write && r.chance(4);
         let undo_tool = (write && !irreversible && r.chance(3)).then(|| r.below(tools));
         let no_undo = write && !irreversible && undo_tool.is_none() && r.chance(2);
-        let g = GenTool {
+        let reads_outside = r.chance(4);
+        let mut g = GenTool {
             write,
+            reads_outside,
+            not_after: Vec::new(),
+            not_after_untrusted: false,
             confidential: r.chance(4),
             sends_out: r.chance(4),
             irreversible,
@@ -114,7 +124,7 @@ fn generate(seed: u64) -> (String, Vec<GenTool>) {
         let _ = writeln!(yaml, "  - name: t{t}");
         let effects = if write { "changes" } else { "reads" };
         let _ = writeln!(yaml, "    effects: {effects}");
-        if r.chance(4) {
+        if reads_outside {
             yaml.push_str("    reads_outside: true\n");
         }
         if g.confidential {
@@ -140,13 +150,14 @@ fn generate(seed: u64) -> (String, Vec<GenTool>) {
         if !after.is_empty() {
             let _ = writeln!(yaml, "    after: [{}]", after.join(", "));
         }
-        let mut not_after: Vec<String> = r
-            .subset(tools, 1, 4)
+        g.not_after = r
+            .subset(tools, 1, 3)
             .into_iter()
             .filter(|&u| u != t)
-            .map(|u| format!("t{u}"))
             .collect();
-        if r.chance(6) {
+        let mut not_after: Vec<String> = g.not_after.iter().map(|u| format!("t{u}")).collect();
+        if r.chance(5) {
+            g.not_after_untrusted = true;
             not_after.push("untrusted".into());
         }
         if !not_after.is_empty() {
@@ -213,7 +224,7 @@ fn generated_agents_witnesses_replay_and_unreachable_states_stay_unreached() {
             .verdicts
             .iter()
             .filter(|v| v.engines.iter().all(|(_, a)| a == "unreachable"))
-            .filter(|v| matches!(v.rule.as_str(), "QG105" | "QG013" | "QG019"))
+            .filter(|v| matches!(v.rule.as_str(), "QG105" | "QG013" | "QG019" | "QG003"))
             .map(|v| (v.rule.clone(), v.subject.clone()))
             .collect();
         if unreachable.is_empty() {
@@ -233,21 +244,25 @@ fn generated_agents_witnesses_replay_and_unreachable_states_stay_unreached() {
             .collect();
         compile(&agent, dir.path());
         let record = Record::read(dir.path().join("record").join("record.bin")).unwrap();
+        let agents: Agents = graph
+            .agents
+            .iter()
+            .map(|a| {
+                let tools = a
+                    .tools
+                    .iter()
+                    .filter_map(|t| t.strip_prefix('t')?.parse().ok())
+                    .collect();
+                (a.name.clone(), (tools, a.hands_off_to.clone()))
+            })
+            .collect();
         let mut r = Rng(case.wrapping_add(77) | 1);
         for _ in 0..SESSIONS {
             let Some(name) = entry_agents.get(r.below(entry_agents.len())) else {
                 break;
             };
-            let Some(info) = graph.agent(name) else {
-                continue;
-            };
-            let listed: Vec<usize> = info
-                .tools
-                .iter()
-                .filter_map(|t| t.strip_prefix('t')?.parse().ok())
-                .collect();
             if let Some(reached) =
-                random_session(&record, name, &listed, &tools, &unreachable, &mut r)
+                random_session(&record, &agents, name, &tools, &unreachable, &mut r)
             {
                 failures.push(format!(
                     "case {case}: the proof says {reached} is unreachable, and the runtime lets this session reach it: agent {name}\n{yaml}"
@@ -257,9 +272,9 @@ fn generated_agents_witnesses_replay_and_unreachable_states_stay_unreached() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
-    assert!(witnesses >= 64, "only {witnesses} witnesses");
+    assert!(witnesses >= 400, "only {witnesses} witnesses");
     assert!(
-        unreachable_checked >= 16,
+        unreachable_checked >= 100,
         "only {unreachable_checked} unreachable obligations"
     );
 }
@@ -275,14 +290,27 @@ fn compile(agent: &Path, dir: &Path) {
     assert!(!outcome.has_errors(), "{:?}", outcome.diagnostics);
 }
 
-/// Runs random calls of `agent`'s tools through the runtime, in up to two turns of up to three
-/// calls each (well within the proof's depth of twelve steps a run: a call takes at most four);
-/// writes are confirmed with the token the check gives, every allowed call reported `ran`.
-/// Returns the first unreachable obligation a run reached.
+/// Each agent's tools (by number) and the agents it hands off to.
+type Agents = BTreeMap<String, (Vec<usize>, Vec<String>)>;
+
+/// One agent's session in a random conversation, with what ran in it.
+struct Held {
+    agent: String,
+    session: Session,
+    ran: BTreeSet<usize>,
+    tainted: bool,
+}
+
+/// Runs a random conversation through the runtime from `agent`: up to two turns of up to three
+/// actions each -- a call of one of the agent's tools, or a hand-off to an agent it hands off
+/// to, which starts that agent's session -- well within the proof's depth of twelve steps a run
+/// (a call takes at most four, a hand-off two). Writes are confirmed with the token the check
+/// gives, and every allowed call is reported `ran`. Returns the first unreachable obligation a
+/// run reached.
 fn random_session(
     record: &Record,
+    agents: &Agents,
     agent: &str,
-    listed: &[usize],
     tools: &[GenTool],
     unreachable: &[(String, String)],
     r: &mut Rng,
@@ -293,34 +321,76 @@ fn random_session(
         key: &key,
         now: DEFAULT_NOW,
     };
-    let mut session = Session::new(agent, "diff");
+    let mut sessions = 0;
+    let mut start = |agent: &str| {
+        sessions += 1;
+        Held {
+            agent: agent.to_string(),
+            session: Session::new(agent, &format!("diff-{sessions}")),
+            ran: BTreeSet::new(),
+            tainted: false,
+        }
+    };
+    let mut held = start(agent);
     for turn in 0..2 {
-        stalwart_runtime::read(env, &mut session, &format!("turn {turn}"));
-        // The tools that ran in this run, in order.
+        stalwart_runtime::read(env, &mut held.session, &format!("turn {turn}"));
+        // The tools that ran in this run, in order; what ran in the sessions the run left.
         let mut ran: Vec<usize> = Vec::new();
+        let mut escaped: BTreeSet<usize> = BTreeSet::new();
+        let mut escaped_taint = false;
         for _ in 0..1 + r.below(3) {
+            let (listed, hands_off_to) = agents.get(&held.agent)?;
+            if r.chance(4)
+                && let Some(to) = hands_off_to.get(r.below(hands_off_to.len()))
+            {
+                escaped.extend(held.ran.iter().copied());
+                escaped_taint |= held.tainted;
+                held = start(to);
+                continue;
+            }
             let t = *listed.get(r.below(listed.len()))?;
             let mut call = Call {
                 tool: format!("t{t}"),
                 ..Call::default()
             };
-            let mut check = stalwart_runtime::check_tool_call(body, env, &mut session, &call);
+            let s = &mut held.session;
+            let mut check = stalwart_runtime::check_tool_call(body, env, s, &call);
             if check.decision == Decision::Confirm {
                 call.confirmation = check.confirmation.clone();
-                check = stalwart_runtime::check_tool_call(body, env, &mut session, &call);
+                check = stalwart_runtime::check_tool_call(body, env, s, &call);
             }
             if check.decision != Decision::Allow {
                 continue;
             }
-            let step = session.calls().count() as u32;
-            let _ = stalwart_runtime::report(env, &mut session, step, Outcome::Ran, None);
+            let step = s.calls().count() as u32;
+            let _ = stalwart_runtime::report(env, s, step, Outcome::Ran, None);
+            let gen_tool = tools.get(t)?;
+            let escapes = gen_tool
+                .not_after
+                .iter()
+                .any(|x| escaped.contains(x) && !held.ran.contains(x))
+                || (gen_tool.not_after_untrusted && escaped_taint && !held.tainted);
+            if escapes && let Some(hit) = named(unreachable, "QG003", t) {
+                return Some(hit);
+            }
             if let Some(reached) = forbidden(&ran, t, tools, unreachable) {
                 return Some(reached);
             }
             ran.push(t);
+            held.ran.insert(t);
+            held.tainted |= gen_tool.reads_outside;
         }
     }
     None
+}
+
+/// `"<rule> on t<t>"` when the proof answered that obligation unreachable.
+fn named(unreachable: &[(String, String)], rule: &str, t: usize) -> Option<String> {
+    let subject = format!("t{t}");
+    unreachable
+        .iter()
+        .any(|(r, s)| r == rule && *s == subject)
+        .then(|| format!("{rule} on {subject}"))
 }
 
 /// The unreachable obligation a run that ran `before` and then `now` reaches, if any: QG105 on
@@ -333,13 +403,7 @@ fn forbidden(
     unreachable: &[(String, String)],
 ) -> Option<String> {
     let tool = |i: usize| tools.get(i);
-    let named = |rule: &str, t: usize| {
-        let subject = format!("t{t}");
-        unreachable
-            .iter()
-            .any(|(r, s)| r == rule && *s == subject)
-            .then(|| format!("{rule} on {subject}"))
-    };
+    let named = |rule: &str, t: usize| named(unreachable, rule, t);
     let t = tool(now)?;
     let candidate = |i: usize| {
         tool(i).is_some_and(|x| x.write && !x.has_undo_tool && !x.no_undo && !x.irreversible)
