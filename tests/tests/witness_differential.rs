@@ -326,7 +326,7 @@ fn random_session(
         sessions += 1;
         Held {
             agent: agent.to_string(),
-            session: Session::new(agent, &format!("diff-{sessions}")),
+            session: Session::new(agent, format!("diff-{sessions}")),
             ran: BTreeSet::new(),
             tainted: false,
         }
@@ -394,8 +394,8 @@ fn named(unreachable: &[(String, String)], rule: &str, t: usize) -> Option<Strin
 }
 
 /// The unreachable obligation a run that ran `before` and then `now` reaches, if any: QG105 on
-/// a write with no undo in a run with another write, QG013 on an irreversible write followed by
-/// a write with an undo, QG019 on a tool that sends out after a confidential one.
+/// a write with no undo in a run with another write, QG013 on the run's last irreversible write
+/// followed by a write with an undo, QG019 on a tool that sends out after a confidential one.
 fn forbidden(
     before: &[usize],
     now: usize,
@@ -408,6 +408,18 @@ fn forbidden(
     let candidate = |i: usize| {
         tool(i).is_some_and(|x| x.write && !x.has_undo_tool && !x.no_undo && !x.irreversible)
     };
+    // QG013 names the last irreversible write of the run, as the model does.
+    let last_irreversible = before
+        .iter()
+        .rev()
+        .find(|&&b| tool(b).is_some_and(|u| u.irreversible));
+    if let Some(&b) = last_irreversible
+        && t.write
+        && t.has_undo_tool
+        && let Some(hit) = named("QG013", b)
+    {
+        return Some(hit);
+    }
     for &b in before {
         let Some(u) = tool(b) else { continue };
         if t.write && u.write {
@@ -423,13 +435,6 @@ fn forbidden(
                 return Some(hit);
             }
         }
-        if u.irreversible
-            && t.write
-            && t.has_undo_tool
-            && let Some(hit) = named("QG013", b)
-        {
-            return Some(hit);
-        }
         if u.confidential
             && t.sends_out
             && let Some(hit) = named("QG019", now)
@@ -438,4 +443,35 @@ fn forbidden(
         }
     }
     None
+}
+
+#[test]
+fn a_run_of_two_writes_is_the_forbidden_state_of_qg105_on_the_one_without_an_undo() {
+    let write = GenTool {
+        write: true,
+        reads_outside: false,
+        not_after: Vec::new(),
+        not_after_untrusted: false,
+        confidential: false,
+        sends_out: false,
+        irreversible: false,
+        has_undo_tool: false,
+        no_undo: false,
+    };
+    let undone = GenTool {
+        no_undo: true,
+        ..write.clone()
+    };
+    let tools = [write, undone];
+    let claimed = [("QG105".to_string(), "t0".to_string())];
+    assert_eq!(
+        forbidden(&[1], 0, &tools, &claimed),
+        Some("QG105 on t0".to_string())
+    );
+    assert_eq!(
+        forbidden(&[0], 1, &tools, &claimed),
+        Some("QG105 on t0".to_string())
+    );
+    assert_eq!(forbidden(&[], 0, &tools, &claimed), None);
+    assert_eq!(forbidden(&[1], 1, &tools, &claimed), None);
 }
