@@ -1,6 +1,7 @@
 //! The proof against the runtime over generated agents: random agent graphs (agents with
 //! hand-offs and privileges, catalogues with order rules, session limits, undos, marks from
-//! reading outside, custom steps around the guard) are compiled and proved, and
+//! reading outside, custom steps around the guard, after it, or straight to a tool) are
+//! compiled and proved, and
 //!
 //! - every witness the proof prints replays through `check_tool_call` (the conformance runner);
 //! - for the obligations the proof answers unreachable that the runtime can show by itself
@@ -173,12 +174,22 @@ fn generate(seed: u64) -> (String, Vec<GenTool>) {
         let agent = r.below(agents);
         let call = r.below(tools);
         let _ = writeln!(yaml, "  s0:\n    agent: a{agent}");
-        if r.chance(2) {
-            let from = r.below(agents);
-            let _ = writeln!(yaml, "    from: [a{from}_model]");
+        match r.below(4) {
+            0 | 1 => {
+                let from = r.below(agents);
+                let _ = writeln!(yaml, "    from: [a{from}_model]");
+            }
+            // A step between the guard and the tools (QG002).
+            2 => yaml.push_str("    from: [guard]\n"),
+            _ => {}
         }
-        let _ = writeln!(yaml, "    routes: [a{agent}_model, end]");
-        let _ = writeln!(yaml, "    calls: [t{call}]");
+        if r.chance(3) {
+            // A step that routes straight to a tool (QG016).
+            let _ = writeln!(yaml, "    routes: [tool:t{call}, end]");
+        } else {
+            let _ = writeln!(yaml, "    routes: [a{agent}_model, end]");
+            let _ = writeln!(yaml, "    calls: [t{call}]");
+        }
     }
     (yaml, gen_tools)
 }
