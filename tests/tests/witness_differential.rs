@@ -1,7 +1,7 @@
 //! The proof against the runtime over generated agents: random agent graphs (agents with
 //! hand-offs and privileges, catalogues with order rules, session limits, undos, marks from
-//! reading outside, custom steps around the guard, after it, or straight to a tool) are
-//! compiled and proved, and
+//! reading outside, custom steps around the guard, after it, or straight to a tool, rulebook
+//! gates over intents and facts) are compiled and proved, and
 //!
 //! - every witness the proof prints replays through `check_tool_call` (the conformance runner);
 //! - for the obligations the proof answers unreachable that the runtime can show by itself
@@ -73,8 +73,8 @@ struct GenTool {
     no_undo: bool,
 }
 
-/// A random agent.yaml and its tools.
-fn generate(seed: u64) -> (String, Vec<GenTool>) {
+/// A random agent.yaml, its tools, and the rulebook it names (empty when none).
+fn generate(seed: u64) -> (String, Vec<GenTool>, String) {
     let mut r = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     let agents = 1 + r.below(3);
     let tools = 1 + r.below(4);
@@ -191,7 +191,43 @@ fn generate(seed: u64) -> (String, Vec<GenTool>) {
             let _ = writeln!(yaml, "    calls: [t{call}]");
         }
     }
-    (yaml, gen_tools)
+    let policy = if r.chance(2) {
+        rulebook(&mut r, tools)
+    } else {
+        String::new()
+    };
+    if !policy.is_empty() {
+        yaml.push_str("rulebook: ./policy.co\n");
+    }
+    (yaml, gen_tools, policy)
+}
+
+/// A Colang 1.0 rulebook governing some of the tools: for each, a flow that starts with the
+/// person's intent `ask t<n>` and runs the tool when its facts hold (none, `$f<n>`, or `$f<n>
+/// and $g<n>`), and refuses otherwise.
+fn rulebook(r: &mut Rng, tools: usize) -> String {
+    let mut co = String::new();
+    for t in r.subset(tools, 3, 2) {
+        let _ = writeln!(co, "define user ask t{t}\n  \"do t{t}\"\n");
+        let _ = writeln!(co, "define flow gate t{t}\n  user ask t{t}");
+        match r.below(3) {
+            0 => {
+                let _ = writeln!(co, "  execute t{t}\n");
+            }
+            k => {
+                let condition = if k == 1 {
+                    format!("$f{t}")
+                } else {
+                    format!("$f{t} and $g{t}")
+                };
+                let _ = writeln!(
+                    co,
+                    "  if {condition}\n    execute t{t}\n  else\n    bot refuse\n"
+                );
+            }
+        }
+    }
+    co
 }
 
 fn options() -> VerifyOptions {
@@ -230,15 +266,21 @@ fn run_cases(first: u64) -> (Vec<String>, usize, usize) {
     let mut witnesses = 0;
     let mut unreachable_checked = 0;
     for case in (first..CASES).step_by(2) {
-        let (yaml, tools) = generate(case);
+        let (yaml, tools, policy) = generate(case);
         let dir = tempfile::tempdir().unwrap();
         let agent = dir.path().join("agent.yaml");
         std::fs::write(&agent, &yaml).unwrap();
+        if !policy.is_empty() {
+            std::fs::write(dir.path().join("policy.co"), &policy).unwrap();
+        }
         let outcome = verify_agent(Arc::new(DiskLoader), &agent, &options());
         let (Some(graph), Some(body), Some(proof)) =
             (&outcome.graph, &outcome.body, &outcome.proof)
         else {
-            failures.push(format!("case {case}: does not verify\n{yaml}"));
+            failures.push(format!(
+                "case {case}: does not verify: {:?}\n{yaml}\n{policy}",
+                outcome.diagnostics
+            ));
             continue;
         };
         for s in witness_sessions(graph, body, &proof.findings, "agent.yaml") {
@@ -247,7 +289,7 @@ fn run_cases(first: u64) -> (Vec<String>, usize, usize) {
             std::fs::write(&path, &text).unwrap();
             witnesses += 1;
             if let Err(e) = run_scenario(&path) {
-                failures.push(format!("case {case}: {e}\n{yaml}\n{text}"));
+                failures.push(format!("case {case}: {e}\n{yaml}\n{policy}\n{text}"));
             }
         }
         let unreachable: Vec<(String, String)> = proof
@@ -295,7 +337,7 @@ fn run_cases(first: u64) -> (Vec<String>, usize, usize) {
                 random_session(&record, &agents, name, &tools, &unreachable, &mut r)
             {
                 failures.push(format!(
-                    "case {case}: the proof says {reached} is unreachable, and the runtime lets this session reach it: agent {name}\n{yaml}"
+                    "case {case}: the proof says {reached} is unreachable, and the runtime lets this session reach it: agent {name}\n{yaml}\n{policy}"
                 ));
                 break;
             }
@@ -378,6 +420,15 @@ fn random_session(
                 tool: format!("t{t}"),
                 ..Call::default()
             };
+            if r.chance(2) {
+                call.intent = Some(format!("ask t{t}"));
+            }
+            for fact in ["f", "g"] {
+                if r.chance(2) {
+                    call.context
+                        .insert(format!("{fact}{t}"), serde_json::Value::Bool(true));
+                }
+            }
             let s = &mut held.session;
             let mut check = stalwart_runtime::check_tool_call(body, env, s, &call);
             if check.decision == Decision::Confirm {
