@@ -1,7 +1,8 @@
 //! The proof against the runtime over generated agents: random agent graphs (agents with
 //! hand-offs and privileges, catalogues with order rules, session limits, undos, marks from
-//! reading outside, custom steps around the guard, after it, or straight to a tool, rulebook
-//! gates over intents and facts) are compiled and proved, and
+//! reading outside, argument schemas, trust and `taint_policy: refuse`, custom steps around the
+//! guard, after it, or straight to a tool, rulebook gates over intents and facts) are compiled
+//! and proved, and
 //!
 //! - every witness the proof prints replays through `check_tool_call` (the conformance runner);
 //! - for the obligations the proof answers unreachable that the runtime can show by itself
@@ -62,6 +63,8 @@ impl Rng {
 #[derive(Debug, Clone)]
 struct GenTool {
     write: bool,
+    /// Declares a required string argument `x`.
+    has_x: bool,
     reads_outside: bool,
     /// `not_after` tools, and `untrusted`.
     not_after: Vec<usize>,
@@ -113,6 +116,7 @@ fn generate(seed: u64) -> (String, Vec<GenTool>, String) {
         let reads_outside = r.chance(4);
         let mut g = GenTool {
             write,
+            has_x: r.chance(3),
             reads_outside,
             not_after: Vec::new(),
             not_after_untrusted: false,
@@ -130,6 +134,14 @@ fn generate(seed: u64) -> (String, Vec<GenTool>, String) {
         }
         if g.confidential {
             yaml.push_str("    confidential: true\n");
+        }
+        if g.has_x {
+            yaml.push_str(
+                "    arguments: {type: object, properties: {x: {type: string}}, required: [x]}\n",
+            );
+        }
+        if r.chance(4) {
+            yaml.push_str("    requires: high\n");
         }
         if g.sends_out {
             yaml.push_str("    sends_out: true\n");
@@ -190,6 +202,9 @@ fn generate(seed: u64) -> (String, Vec<GenTool>, String) {
             let _ = writeln!(yaml, "    routes: [a{agent}_model, end]");
             let _ = writeln!(yaml, "    calls: [t{call}]");
         }
+    }
+    if r.chance(3) {
+        yaml.push_str("settings:\n  taint_policy: refuse\n");
     }
     let policy = if r.chance(2) {
         rulebook(&mut r, tools)
@@ -423,6 +438,13 @@ fn random_session(
             if r.chance(2) {
                 call.intent = Some(format!("ask t{t}"));
             }
+            if tools.get(t).is_some_and(|g| g.has_x) {
+                call.arguments = serde_json::json!({"x": "v"})
+                    .as_object()
+                    .cloned()
+                    .unwrap_or_default()
+                    .into();
+            }
             for fact in ["f", "g"] {
                 if r.chance(2) {
                     call.context
@@ -525,6 +547,7 @@ fn forbidden(
 fn a_run_of_two_writes_is_the_forbidden_state_of_qg105_on_the_one_without_an_undo() {
     let write = GenTool {
         write: true,
+        has_x: false,
         reads_outside: false,
         not_after: Vec::new(),
         not_after_untrusted: false,

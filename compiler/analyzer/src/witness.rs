@@ -9,8 +9,9 @@
 //! custom step's call around the check) is a `route` step the runtime does not take part in.
 //! What the model leaves free -- arguments, the person's intent, the facts -- is chosen here:
 //! each required argument a value of its declared type (the schema's first `enum` member or
-//! its `const` when it names one), the intent and the facts of the tool's first rulebook path
-//! that lets it through, and host counts of zero.
+//! its `const` when it names one), typed by the person where it can be (a string or a number,
+//! written into the turn) and the host's (`computed`) otherwise, the intent and the facts of
+//! the tool's first rulebook path that lets it through, and host counts of zero.
 
 use std::collections::BTreeMap;
 
@@ -80,6 +81,7 @@ pub fn scenario(graph: &AgentGraph, body: &rec::RecordBody, f: &Finding, agent: 
         sessions: 0,
         calls: 0,
         turns: 0,
+        turn_step: None,
     };
     // QG023's witness is a route to the model and then a cycle of the graph through it: the
     // cycle is a shape of the graph, not a route the proof claims the check lets through, so
@@ -125,6 +127,8 @@ struct Walk<'a> {
     /// Call entries in the current session's history (checks append one each).
     calls: u32,
     turns: usize,
+    /// The step of the current session's latest turn, which the calls' values are typed into.
+    turn_step: Option<usize>,
 }
 
 impl Walk<'_> {
@@ -133,6 +137,7 @@ impl Walk<'_> {
         let from_kind = self.graph.node(&e.from).map(|n| n.kind);
         if from_kind == Some(NodeKind::Turn) || e.kind == EdgeKind::NextTurn {
             self.turns += 1;
+            self.turn_step = Some(self.steps.len());
             self.steps.push(json!({
                 "name": format!("{} → {} ({place})", e.from, e.to),
                 "read": format!("turn {}", self.turns),
@@ -178,8 +183,37 @@ impl Walk<'_> {
                 "session": {"agent": agent, "id": format!("witness-{}", self.sessions + 1)},
             }));
             self.calls = 0;
+            self.turn_step = None;
         }
         self.agent = Some(agent.to_string());
+    }
+
+    /// Each argument's origin: `typed` for a string or a number, which is then written into the
+    /// session's latest turn, as the person typed it; `computed` (the host's value) for the
+    /// rest, or when the session read no turn (one a hand-off started).
+    fn origins(&mut self, args: &Map<String, Value>) -> Map<String, Value> {
+        let mut origins = Map::new();
+        for (name, value) in args {
+            let typed = match value {
+                Value::String(s) => Some(s.clone()),
+                Value::Number(n) => Some(n.to_string()),
+                _ => None,
+            };
+            let turn = self
+                .turn_step
+                .and_then(|i| self.steps.get_mut(i))
+                .and_then(|step| step.get_mut("read"));
+            let origin = match (typed, turn) {
+                (Some(text), Some(Value::String(read))) => {
+                    read.push(' ');
+                    read.push_str(&text);
+                    "typed"
+                }
+                _ => "computed",
+            };
+            origins.insert(name.clone(), json!(origin));
+        }
+        origins
     }
 
     fn route(&mut self, from: &str, to: &str, kind: &str, place: &str) {
@@ -199,7 +233,12 @@ impl Walk<'_> {
         if let Some(agent) = &self.agent {
             check.insert("agent".into(), json!(agent));
         }
-        check.insert("args".into(), Value::Object(arguments(self.body, t)));
+        let args = arguments(self.body, t);
+        let origins = self.origins(&args);
+        check.insert("args".into(), Value::Object(args));
+        if !origins.is_empty() {
+            check.insert("origins".into(), Value::Object(origins));
+        }
         let context = context(self.body, t);
         if !context.is_empty() {
             check.insert("context".into(), Value::Object(context));
