@@ -6,7 +6,8 @@
 //! their answers combine (and disagree, QG312), `gate` whether each path of the rulebook's gates
 //! can decide a call, its conditions read in their theories (`theory`), `findings` what each
 //! rule raises, `lints` and `code` the checks beside the proof, `report` the text, JSON and
-//! SARIF forms, and `cache` the proof cache keyed by the digest of graph, catalogue and rulebook.
+//! SARIF forms, `cache` the proof cache keyed by the digest of graph, catalogue and rulebook, and
+//! `witness` each finding's witness path as a session the runtime can replay.
 
 pub mod cache;
 pub mod catalogue;
@@ -23,6 +24,7 @@ pub mod rules;
 pub mod smt;
 pub mod system;
 pub mod theory;
+pub mod witness;
 
 use std::collections::BTreeMap;
 

@@ -16,6 +16,7 @@ mod output;
 mod render;
 mod turns;
 mod verify;
+mod witnesses;
 
 /// The binary's allocator. Parsing a rulebook allocates many small nodes and frees them together;
 /// mimalloc does that in a fraction of the system allocator's time (ARCHITECTURE.md, design
@@ -79,6 +80,11 @@ enum Command {
         /// A file of published advisories (`stalwart-advisories/1`) read beside the built-in ones.
         #[arg(long, value_name = "FILE")]
         advisories: Option<PathBuf>,
+        /// Write each finding's witness path into DIR as a scenario of the conformance format
+        /// (`<rule>-<subject>.yaml`): the calls it makes and what the tool check must answer
+        /// each, replayed by `stalwart_tests::scenario::run_scenario`.
+        #[arg(long, value_name = "DIR")]
+        witnesses: Option<PathBuf>,
     },
     /// The agent graph, findings and witness paths highlighted.
     Graph {
@@ -314,7 +320,18 @@ fn main() -> ExitCode {
             turns,
             no_cache,
             advisories,
-        } => verify::verify(&agent, format, depth, turns, no_cache, advisories),
+            witnesses,
+        } => verify::verify(
+            &agent,
+            format,
+            depth,
+            turns,
+            verify::Extra {
+                no_cache,
+                advisories,
+                witnesses,
+            },
+        ),
         Command::Graph {
             agent,
             format,

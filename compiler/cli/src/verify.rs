@@ -37,17 +37,25 @@ fn options(depth: Option<u32>, turns: Option<u32>, no_cache: bool) -> VerifyOpti
     o
 }
 
+/// `stalwart verify`'s flags beside the format and the bounds.
+#[derive(Debug, Clone, Default)]
+pub struct Extra {
+    pub no_cache: bool,
+    pub advisories: Option<PathBuf>,
+    /// The folder witness sessions are written to.
+    pub witnesses: Option<PathBuf>,
+}
+
 /// `stalwart verify`: 0 when the gate passes, 1 when it fails, 2 on bad input.
 pub fn verify(
     agent: &Path,
     format: ReportFormat,
     depth: Option<u32>,
     turns: Option<u32>,
-    no_cache: bool,
-    advisories: Option<PathBuf>,
+    extra: Extra,
 ) -> u8 {
-    let mut options = options(depth, turns, no_cache);
-    options.advisories = advisories;
+    let mut options = options(depth, turns, extra.no_cache);
+    options.advisories = extra.advisories;
     let outcome = verify_agent(Arc::new(DiskLoader), agent, &options);
     if let Some(message) = &outcome.fatal {
         render::fatal(message);
@@ -61,6 +69,12 @@ pub fn verify(
         );
         return 2;
     };
+    if let Some(dir) = &extra.witnesses
+        && let Err(message) = crate::witnesses::write(dir, agent, &outcome)
+    {
+        render::fatal(&message);
+        return 2;
+    }
     match format {
         ReportFormat::Text => out!(
             "{}",

@@ -51,6 +51,8 @@ pub struct VerifyOutcome {
     /// A message about an input that has no place in a file (agent.yaml itself is missing).
     pub fatal: Option<String>,
     pub graph: Option<AgentGraph>,
+    /// The record the proof was made against (what witness sessions are written from).
+    pub body: Option<stalwart_record::RecordBody>,
     pub proof: Option<Proof>,
 }
 
@@ -77,6 +79,7 @@ pub fn verify_agent(
                 files: Files::new(),
                 fatal: Some(message),
                 graph: None,
+                body: None,
                 proof: None,
             };
         }
@@ -89,6 +92,7 @@ pub fn verify_agent(
                 files: unreadable.files,
                 fatal: None,
                 graph: None,
+                body: None,
                 proof: None,
             };
         }
@@ -101,6 +105,7 @@ pub fn verify_agent(
                 files: db.files(),
                 fatal: None,
                 graph: None,
+                body: None,
                 proof: None,
             };
         }
@@ -124,6 +129,7 @@ pub fn verify_agent(
         files: db.files(),
         fatal: None,
         graph: Some(parts.graph),
+        body: Some(parts.body),
         proof: Some(proof),
     }
 }
