@@ -9,7 +9,8 @@
 //! $args.amount > 500 and $args.amount < 100` around `execute refund_card` or `await
 //! RefundCardAction(…)`; 2.x writes `not $args.amount > 500`, which Python reads as `not
 //! ($args.amount > 500)`), and `colang2/facts/` the dead forms on facts (`$amount`, given with
-//! each check). A Colang rulebook has no allowing default: a call no path decides is refused
+//! each check); `numbers/` writes the numbers as Python does (`1_000`, `1e3`, `.5`, and `$limit =
+//! 1_000`). A Colang rulebook has no allowing default: a call no path decides is refused
 //! (`no_flow`), so `default_reached/` raises nothing there.
 
 use stalwart_tests::{run, workspace};
@@ -153,4 +154,30 @@ fn a_colang_rulebook_refuses_what_no_path_decides() {
             "{folder}"
         );
     }
+}
+
+#[test]
+fn colang_numbers_written_as_python_writes_them_are_read_as_numbers() {
+    let (found, gate) = findings("colang1/numbers");
+    assert_eq!(
+        found,
+        [
+            "QG010 at policy.co:7:5 (137..156): the path of flow 'grouped' to 'refund_card' can never be taken: its condition never holds",
+            "QG010 at policy.co:12:5 (248..267): the path of flow 'exponent' to 'refund_card' can never be taken: its condition never holds",
+            "QG010 at policy.co:17:5 (359..378): the path of flow 'fraction' to 'refund_card' can never be taken: its condition never holds",
+            "QG010 at policy.co:23:5 (487..506): the path of flow 'limit' to 'refund_card' can never be taken: its condition never holds",
+        ]
+    );
+    assert_eq!(gate, "passed");
+    let (found, gate) = findings("colang2/numbers");
+    assert_eq!(
+        found,
+        [
+            "QG010 at policy.co:9:5 (151..194): the path of flow 'grouped' to 'refund_card' can never be taken: its condition never holds",
+            "QG010 at policy.co:14:5 (279..322): the path of flow 'exponent' to 'refund_card' can never be taken: its condition never holds",
+            "QG010 at policy.co:19:5 (407..450): the path of flow 'fraction' to 'refund_card' can never be taken: its condition never holds",
+            "QG010 at policy.co:25:5 (552..595): the path of flow 'limit' to 'refund_card' can never be taken: its condition never holds",
+        ]
+    );
+    assert_eq!(gate, "passed");
 }
