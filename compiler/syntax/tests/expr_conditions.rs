@@ -89,6 +89,12 @@ fn literals() {
         ("$a == 'EUR'", "($a == \"EUR\")"),
         ("$a == \"say \\\"hi\\\"\"", "($a == \"say \"hi\"\")"),
         ("$a == 42", "($a == 42)"),
+        // Numbers as Python (and Colang 2.x) writes them.
+        ("$a == 1_000", "($a == 1000)"),
+        ("$a == .5", "($a == 0.5)"),
+        ("$a == 1e3", "($a == 1000)"),
+        ("$a == 2.5E-2", "($a == 0.025)"),
+        ("$a > -1_000.000_5", "($a > -1000.0005)"),
     ];
     for (text, want) in cases {
         assert_eq!(sexp(text), want, "{text}");

@@ -232,7 +232,7 @@ fn resolve_var(scope: &Scope<'_>, name: &str) -> CondKind {
     }
 }
 
-fn literal(lit: &Literal) -> Value {
+pub(crate) fn literal(lit: &Literal) -> Value {
     match lit {
         // An integral number is written as one (`500`, not `500.0`); they compare alike.
         Literal::Number(n) if n.fract() == 0.0 && n.abs() < 9_007_199_254_740_992.0 => {

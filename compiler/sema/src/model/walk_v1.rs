@@ -225,7 +225,17 @@ fn set_binding(set: &v1::Set) -> Binding {
                     text.get(1..text.len() - 1).unwrap_or("").to_string(),
                 ))
             }
-            _ => Binding::Unknown(format!("`${}` is set from `{text}`", set.target.text)),
+            // Any other literal as the condition language reads it (`1_000`, `.5`).
+            _ => {
+                match stalwart_syntax::expr::try_condition(stalwart_diagnostics::FileId(0), text, 0)
+                {
+                    Some(stalwart_syntax::expr::Expr {
+                        kind: stalwart_syntax::expr::ExprKind::Lit(lit),
+                        ..
+                    }) => Binding::Value(super::cond::literal(&lit)),
+                    _ => Binding::Unknown(format!("`${}` is set from `{text}`", set.target.text)),
+                }
+            }
         },
     }
 }

@@ -272,14 +272,7 @@ fn assign_binding(a: &v2::Assignment, text: &str) -> Binding {
         Some(stalwart_syntax::expr::Expr {
             kind: stalwart_syntax::expr::ExprKind::Lit(lit),
             ..
-        }) => Binding::Value(match lit {
-            stalwart_syntax::expr::Literal::Number(n) => serde_json::Number::from_f64(n)
-                .map(Value::Number)
-                .unwrap_or(Value::Null),
-            stalwart_syntax::expr::Literal::Str(s) => Value::String(s),
-            stalwart_syntax::expr::Literal::Bool(b) => Value::Bool(b),
-            stalwart_syntax::expr::Literal::Null => Value::Null,
-        }),
+        }) => Binding::Value(super::cond::literal(&lit)),
         _ => Binding::Unknown(format!("`${}` is set from `{source}`", a.target.name)),
     }
 }

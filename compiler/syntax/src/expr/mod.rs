@@ -264,8 +264,13 @@ pub(crate) fn mk(file: FileId, offset: u32, l: usize, r: usize, kind: ExprKind) 
     }
 }
 
+/// A number token's value; `_` only groups digits (`1_000` is 1000).
 pub(crate) fn lit_number(text: &str) -> f64 {
-    text.parse().unwrap_or(0.0)
+    if text.contains('_') {
+        text.replace('_', "").parse().unwrap_or(0.0)
+    } else {
+        text.parse().unwrap_or(0.0)
+    }
 }
 
 /// The contents of a quoted string, with `\"`, `\'` and `\\` unescaped.
