@@ -467,26 +467,7 @@ impl<'r> Eval<'_, 'r> {
     /// (`properties`, a `patternProperties` pattern, an `additionalProperties` schema, or the
     /// whole value in an `enum` or `const`); `Err` names the rule of a broken program.
     fn governs(&mut self, idx: SchemaIdx, name: &str, depth: usize) -> Result<bool, &'static str> {
-        if depth > MAX_DEPTH {
-            return Err("depth");
-        }
-        let Some(node) = self.node(idx) else {
-            return Err("schema");
-        };
-        if declared(node, name).is_some()
-            || matches!(node.additional, ArchivedAdditional::Schema(_))
-            || (node.has_enum && !is_never(node))
-            || node.constant.is_some()
-            || self.pattern_finds(idx, node, name)?
-        {
-            return Ok(true);
-        }
-        for child in in_place_children(node) {
-            if self.governs(child, name, depth + 1)? {
-                return Ok(true);
-            }
-        }
-        Ok(false)
+        self.names(idx, name, depth, false)
     }
 
     /// Whether node `idx`, or a schema it applies in place, has `items` (or lists the whole
@@ -528,9 +509,20 @@ impl<'r> Eval<'_, 'r> {
         Ok(false)
     }
 
-    /// Whether node `idx`, or a schema it applies in place, declares the member `name`; `Err`
-    /// names the rule of a broken program.
+    /// Whether node `idx`, or a schema it applies in place, declares the member `name`: governs
+    /// it or names it in `required`; `Err` names the rule of a broken program.
     fn declares(&mut self, idx: SchemaIdx, name: &str, depth: usize) -> Result<bool, &'static str> {
+        self.names(idx, name, depth, true)
+    }
+
+    /// [`Self::governs`], and with `required` also a member `required` names.
+    fn names(
+        &mut self,
+        idx: SchemaIdx,
+        name: &str,
+        depth: usize,
+        required: bool,
+    ) -> Result<bool, &'static str> {
         if depth > MAX_DEPTH {
             return Err("depth");
         }
@@ -538,7 +530,7 @@ impl<'r> Eval<'_, 'r> {
             return Err("schema");
         };
         if declared(node, name).is_some()
-            || node.required.iter().any(|r| r.as_str() == name)
+            || (required && node.required.iter().any(|r| r.as_str() == name))
             || matches!(node.additional, ArchivedAdditional::Schema(_))
             // An enumeration lists whole values, so it declares their members; `false` (an
             // empty enumeration) declares none.
@@ -549,7 +541,7 @@ impl<'r> Eval<'_, 'r> {
             return Ok(true);
         }
         for child in in_place_children(node) {
-            if self.declares(child, name, depth + 1)? {
+            if self.names(child, name, depth + 1, required)? {
                 return Ok(true);
             }
         }
