@@ -20,6 +20,7 @@ import argparse
 import json
 import pickle
 import sys
+import threading
 import warnings
 from collections import defaultdict
 from pathlib import Path
@@ -66,6 +67,7 @@ class FileSaver(InMemorySaver):
     def __init__(self, path: Path) -> None:
         super().__init__()
         self.path = path
+        self.lock = threading.Lock()
         if path.exists():
             storage, writes, blobs = pickle.loads(path.read_bytes())
             for thread, spaces in storage.items():
@@ -76,16 +78,22 @@ class FileSaver(InMemorySaver):
 
     def _save(self) -> None:
         storage = {t: {ns: dict(s) for ns, s in spaces.items()} for t, spaces in self.storage.items()}
-        self.path.write_bytes(pickle.dumps((storage, dict(self.writes), dict(self.blobs))))
+        temporary = self.path.with_suffix(".tmp")
+        temporary.write_bytes(pickle.dumps((storage, dict(self.writes), dict(self.blobs))))
+        temporary.replace(self.path)
 
+    # LangGraph saves checkpoints and writes from its worker threads: each change and the file
+    # that holds it are made under one lock, so a later save never loses to an earlier one.
     def put(self, *args: Any, **kwargs: Any) -> Any:
-        out = super().put(*args, **kwargs)
-        self._save()
+        with self.lock:
+            out = super().put(*args, **kwargs)
+            self._save()
         return out
 
     def put_writes(self, *args: Any, **kwargs: Any) -> None:
-        super().put_writes(*args, **kwargs)
-        self._save()
+        with self.lock:
+            super().put_writes(*args, **kwargs)
+            self._save()
 
 
 def graph(store: str, conversation_id: str, by: str | None = None) -> Any:
