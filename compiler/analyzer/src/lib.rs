@@ -12,6 +12,7 @@
 pub mod cache;
 pub mod catalogue;
 pub mod code;
+pub mod diff;
 pub mod engine;
 pub mod explicit;
 pub mod findings;

@@ -296,6 +296,11 @@ impl Fragment {
         })
     }
 
+    /// The terms' keys, by their numbers.
+    pub fn keys(&self) -> &[String] {
+        &self.keys
+    }
+
     fn term(&mut self, key: String) -> usize {
         if let Some(i) = self.keys.iter().position(|k| *k == key) {
             return i;

@@ -13,6 +13,7 @@ use stalwart_driver::{CompileOptions, DiskLoader};
 
 #[macro_use]
 mod output;
+mod diff;
 mod render;
 mod turns;
 mod verify;
@@ -85,6 +86,20 @@ enum Command {
         /// each, replayed by `stalwart_tests::scenario::run_scenario`.
         #[arg(long, value_name = "DIR")]
         witnesses: Option<PathBuf>,
+    },
+    /// For every tool, whether the tool check decides any call differently under two versions
+    /// (agent.yaml files or record folders), with a call on which it does; exit 1 when one does.
+    Diff {
+        /// The old version: an agent.yaml, a folder holding one, or a record folder.
+        old: PathBuf,
+        /// The new version: an agent.yaml, a folder holding one, or a record folder.
+        new: PathBuf,
+        /// How to print the report: text for a person, JSON (`stalwart-diff/1`) for tools.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+        /// Earlier calls of a session the search tries before each call (the history's depth).
+        #[arg(long, default_value_t = stalwart_driver::diff::DEFAULT_DEPTH)]
+        depth: u32,
     },
     /// The agent graph, findings and witness paths highlighted.
     Graph {
@@ -338,6 +353,12 @@ fn main() -> ExitCode {
             depth,
             turns,
         } => verify::graph(&agent, format, depth, turns),
+        Command::Diff {
+            old,
+            new,
+            format,
+            depth,
+        } => diff::run(&old, &new, format, depth),
         Command::Plan {
             dir,
             agent,

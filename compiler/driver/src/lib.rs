@@ -7,6 +7,7 @@
 pub mod check;
 pub mod compile;
 pub mod database;
+pub mod diff;
 pub mod graph;
 pub mod output;
 pub mod plan;

@@ -20,11 +20,11 @@ use crate::theory::{EMPTY_LIST, EMPTY_MAP, Json, Node, node};
 const GATE_MS: u32 = 5_000;
 
 /// The kinds of a JSON value.
-const NULL: i64 = 0;
-const BOOL: i64 = 1;
-const NUM: i64 = 2;
-const TEXT: i64 = 3;
-const OTHER: i64 = 4;
+pub(super) const NULL: i64 = 0;
+pub(super) const BOOL: i64 = 1;
+pub(super) const NUM: i64 = 2;
+pub(super) const TEXT: i64 = 3;
+pub(super) const OTHER: i64 = 4;
 
 /// The integer naming the empty text; `EMPTY_LIST` and `EMPTY_MAP` are named 0 and 1 among
 /// lists and mappings.
@@ -33,13 +33,7 @@ const EMPTY_TEXT: i64 = 0;
 /// z3's verdict on each path of a gate; `None` where it gives up.
 pub fn gate_paths(body: &RecordBody, gate: &Gate) -> Vec<Option<PathVerdict>> {
     let smt = Smt::for_conditions(GATE_MS);
-    let mut enc = Encoder {
-        body,
-        smt: &smt,
-        terms: BTreeMap::new(),
-        texts: BTreeMap::new(),
-        others: BTreeMap::from([(EMPTY_LIST.to_string(), 0), (EMPTY_MAP.to_string(), 1)]),
-    };
+    let mut enc = Encoder::new(body, &smt);
     let mut queries = 0;
     let mut holds = |formula: Bool| {
         let q = Bool::new_const(format!("query_{queries}"));
@@ -77,27 +71,39 @@ pub fn gate_paths(body: &RecordBody, gate: &Gate) -> Vec<Option<PathVerdict>> {
 
 /// A JSON value: its kind and a payload per kind (those of other kinds mean nothing).
 #[derive(Debug, Clone)]
-struct Value {
-    kind: Int,
-    boolean: Bool,
-    number: Real,
-    text: Int,
-    other: Int,
+pub(super) struct Value {
+    pub(super) kind: Int,
+    pub(super) boolean: Bool,
+    pub(super) number: Real,
+    pub(super) text: Int,
+    pub(super) other: Int,
 }
 
-struct Encoder<'a> {
-    body: &'a RecordBody,
+pub(super) struct Encoder<'a> {
+    /// The record whose conditions are read (two records' conditions may share one encoder:
+    /// their terms are named alike).
+    pub(super) body: &'a RecordBody,
     smt: &'a Smt,
-    terms: BTreeMap<String, Value>,
+    pub(super) terms: BTreeMap<String, Value>,
     /// The integer naming each text constant (the empty text is [`EMPTY_TEXT`]).
-    texts: BTreeMap<String, i64>,
+    pub(super) texts: BTreeMap<String, i64>,
     /// The integer naming each list or mapping constant, by its canonical text.
-    others: BTreeMap<String, i64>,
+    pub(super) others: BTreeMap<String, i64>,
 }
 
-impl Encoder<'_> {
+impl<'a> Encoder<'a> {
+    pub(super) fn new(body: &'a RecordBody, smt: &'a Smt) -> Self {
+        Encoder {
+            body,
+            smt,
+            terms: BTreeMap::new(),
+            texts: BTreeMap::new(),
+            others: BTreeMap::from([(EMPTY_LIST.to_string(), 0), (EMPTY_MAP.to_string(), 1)]),
+        }
+    }
+
     /// A path's condition (`None`: always).
-    fn condition(&mut self, c: Option<ExprIdx>) -> Bool {
+    pub(super) fn condition(&mut self, c: Option<ExprIdx>) -> Bool {
         match c {
             None => Bool::from_bool(true),
             Some(c) => truthy(&self.value(c, 0)),

@@ -23,6 +23,7 @@
 
 mod conditions;
 mod decode;
+mod diff;
 mod encode;
 mod event;
 mod search;
@@ -34,6 +35,7 @@ use std::collections::BTreeMap;
 use z3::ast::Bool;
 
 pub use conditions::gate_paths;
+pub use diff::gate_diff;
 
 use crate::system::{Answer, Obligation, System};
 use encode::Unrolling;
