@@ -302,6 +302,27 @@ fn the_text_report_says_each_tool_and_the_depth() {
 }
 
 #[test]
+fn a_change_no_call_tried_shows_is_undecided_never_no_difference() {
+    // get_order's `order_id` pattern widened from `^A[0-9]+$` to `^[AB][0-9]+$`: the calls tried
+    // give no order id starting with B, so neither get_order nor refund_card (whose order rule
+    // names get_order) is said to have no difference.
+    let (code, report) = diff("pattern_old", "pattern_new");
+    assert_eq!(code, 1, "{report:#}");
+    assert_eq!(
+        verdicts(&report),
+        [
+            ("cancel_order".to_string(), "same".to_string()),
+            ("charge_card".to_string(), "same".to_string()),
+            ("get_order".to_string(), "undecided".to_string()),
+            ("refund_card".to_string(), "undecided".to_string()),
+        ]
+    );
+    let why = tool(&report, "get_order")["why"].as_str().unwrap();
+    assert!(why.contains("up to depth 3"), "{why}");
+    assert_eq!(report["summary"]["undecided"], 2);
+}
+
+#[test]
 fn record_folders_compare_as_their_agents_do() {
     let dir = tempfile::tempdir().unwrap();
     for name in ["base", "loosened"] {

@@ -370,9 +370,10 @@ pub fn schema_canon(body: &RecordBody, idx: SchemaIdx, depth: usize) -> String {
     )
 }
 
-/// What else a tool's decisions read beyond the tool: the settings, the facts, the privilege of
-/// the agent calling, and the flags of the tools its rules name (or of every tool, when it is
-/// irreversible or must not follow an untrusted read).
+/// What else a tool's decisions read beyond the tool: the settings, the facts its gate reads, the
+/// privilege of the agent calling, and everything of the tools its rules name (or of every tool,
+/// when it is irreversible or must not follow an untrusted read) that decides whether an earlier
+/// call of theirs runs: their rules, their gates, whether the agent may call them.
 pub fn world_canon(
     body: &RecordBody,
     tool: &Tool,
@@ -396,26 +397,25 @@ pub fn world_canon(
         })
         .collect();
     let every = tool.irreversible || tool.not_after.contains(&NotAfter::Untrusted);
+    let me = agent.and_then(|a| body.agents.iter().find(|x| x.name == a));
+    // Whether an earlier call of another tool is allowed to run decides what the history holds:
+    // every rule of each such tool, its gate and whether the agent may call it.
     let flags: Vec<String> = body
         .tools
         .iter()
-        .filter(|t| every || named.contains(&t.name))
-        .map(|t| {
+        .enumerate()
+        .filter(|(_, t)| t.name != tool.name && (every || named.contains(&t.name)))
+        .map(|(i, t)| {
+            let reaches = me.is_none_or(|a| a.tools.contains(&(i as u32)));
             format!(
-                "{} {:?} {} {} {} {:?} {:?}",
+                "{} {reaches} {} {}",
                 t.name,
-                t.effects,
-                t.reads_outside,
-                t.irreversible,
-                !matches!(t.undo, Undo::Unset | Undo::None),
-                t.result_fields,
-                t.requires
+                tool_canon(body, t),
+                gate_canon(body, &t.gate)
             )
         })
         .collect();
-    let me = agent
-        .and_then(|a| body.agents.iter().find(|x| x.name == a))
-        .map(|a| format!("{:?} {:?}", a.privilege, a.on_unread));
+    let me = me.map(|a| format!("{:?} {:?}", a.privilege, a.on_unread));
     format!("{:?} {facts:?} {flags:?} {me:?}", body.settings)
 }
 
