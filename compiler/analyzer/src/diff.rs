@@ -371,9 +371,10 @@ pub fn schema_canon(body: &RecordBody, idx: SchemaIdx, depth: usize) -> String {
 }
 
 /// What else a tool's decisions read beyond the tool: the settings, the facts its gate reads, the
-/// privilege of the agent calling, and everything of the tools its rules name (or of every tool,
-/// when it is irreversible or must not follow an untrusted read) that decides whether an earlier
-/// call of theirs runs: their rules, their gates, whether the agent may call them.
+/// privilege of the agent calling, and everything of the tools its rules name (and, when it is
+/// irreversible, of every undoable tool; when it must not follow an untrusted read, of every tool
+/// that reads outside) that decides whether an earlier call of theirs runs: their rules, their
+/// gates, whether the agent may call them.
 pub fn world_canon(
     body: &RecordBody,
     tool: &Tool,
@@ -396,7 +397,15 @@ pub fn world_canon(
             )
         })
         .collect();
-    let every = tool.irreversible || tool.not_after.contains(&NotAfter::Untrusted);
+    // An irreversible write reads whether any undoable write ran before it; `not_after:
+    // untrusted`, whether any tool that reads outside did.
+    let pivot = tool.irreversible;
+    let untrusted = tool.not_after.contains(&NotAfter::Untrusted);
+    let read = |t: &Tool| {
+        named.contains(&t.name)
+            || pivot && matches!(t.undo, Undo::Tool { .. })
+            || untrusted && t.reads_outside
+    };
     let me = agent.and_then(|a| body.agents.iter().find(|x| x.name == a));
     // Whether an earlier call of another tool is allowed to run decides what the history holds:
     // every rule of each such tool, its gate and whether the agent may call it.
@@ -404,7 +413,7 @@ pub fn world_canon(
         .tools
         .iter()
         .enumerate()
-        .filter(|(_, t)| t.name != tool.name && (every || named.contains(&t.name)))
+        .filter(|(_, t)| t.name != tool.name && read(t))
         .map(|(i, t)| {
             let reaches = me.is_none_or(|a| a.tools.contains(&(i as u32)));
             format!(
@@ -437,8 +446,8 @@ pub fn facts_read(body: &RecordBody, gate: &Gate) -> BTreeSet<String> {
     out
 }
 
-/// The tools a tool's rules name: `after`, `not_after`, checks `from`, `undo`, and the tools the
-/// facts read.
+/// The tools a tool's rules name: `after`, `not_after`, checks `from`, and the tools the facts
+/// read. (Its `undo` tool is named in its own text; that tool's rules decide calls of it.)
 pub fn named_tools(body: &RecordBody, tool: &Tool) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     for a in &tool.after {
@@ -453,9 +462,6 @@ pub fn named_tools(body: &RecordBody, tool: &Tool) -> BTreeSet<String> {
         if let CheckOperand::From { tool: t, .. } = &c.operand {
             out.insert(tool_name(body, *t).to_string());
         }
-    }
-    if let Undo::Tool { tool: t, .. } = &tool.undo {
-        out.insert(tool_name(body, *t).to_string());
     }
     for f in &body.facts {
         out.insert(tool_name(body, f.tool).to_string());

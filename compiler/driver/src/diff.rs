@@ -579,11 +579,21 @@ impl Runner<'_> {
     ) -> Vec<Vec<Prior>> {
         let mut pool: Vec<Prior> = Vec::new();
         let mut names: Vec<String> = named.iter().cloned().collect();
-        // A tool that reads outside, for `not_after: untrusted`.
+        // A tool that reads outside, for `not_after: untrusted`; an undoable write, for an
+        // irreversible one.
         for side in [&self.old.body, &self.new.body] {
-            if let Some(t) = side.tools.iter().find(|t| {
-                t.reads_outside && callers(side, &t.name).contains(&agent.map(str::to_string))
-            }) {
+            let mine = |t: &&Tool| callers(side, &t.name).contains(&agent.map(str::to_string));
+            if let Some(t) = side.tools.iter().filter(mine).find(|t| t.reads_outside) {
+                names.push(t.name.clone());
+            }
+            let irreversible = side.tools.iter().any(|t| t.name == name && t.irreversible);
+            if irreversible
+                && let Some(t) = side
+                    .tools
+                    .iter()
+                    .filter(mine)
+                    .find(|t| matches!(t.undo, stalwart_record::Undo::Tool { .. }))
+            {
                 names.push(t.name.clone());
             }
         }
@@ -655,11 +665,17 @@ impl Runner<'_> {
 #[derive(Default)]
 struct Candidates {
     list: Vec<(Vec<Prior>, CallSpec)>,
+    /// The candidates so far, written out.
+    seen: std::collections::HashSet<String>,
 }
 
 impl Candidates {
     fn push(&mut self, history: Vec<Prior>, call: CallSpec) {
-        if !self.list.iter().any(|(h, c)| *c == call && *h == history) {
+        let mut key = call.to_json().to_string();
+        for p in &history {
+            key.push_str(&p.call.to_json().to_string());
+        }
+        if self.seen.insert(key) {
             self.list.push((history, call));
         }
     }
