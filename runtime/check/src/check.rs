@@ -536,7 +536,12 @@ fn decide(
             };
             places.push((reason, place));
         }
-        if let Some(Some(first)) = places.first().map(|p| p.1.clone()) {
+        let first = if places.len() == 1 {
+            places.pop().and_then(|p| p.1)
+        } else {
+            places.first().and_then(|p| p.1.clone())
+        };
+        if let Some(first) = first {
             detail.insert("source", DetailValue::Text(first));
         }
         if let Some(condition) = condition {
