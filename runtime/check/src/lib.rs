@@ -18,6 +18,7 @@ pub mod question;
 pub mod schema;
 pub mod session;
 pub mod token;
+pub mod trace;
 pub mod value;
 
 pub use check::{Call, Check, Env, ReportError, check_tool_call, read, reply, report};
