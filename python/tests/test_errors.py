@@ -202,7 +202,7 @@ def test_a_record_of_another_format_version_is_refused_naming_both(shop: Path) -
         Record.open(folder)
     assert str(raised.value) == (
         f"cannot use the record `{folder / 'record.bin'}`: unsupported record format version 9: "
-        "this runtime reads version 3; compile the record again with a matching compiler"
+        "this runtime reads version 4; compile the record again with a matching compiler"
     )
 
 

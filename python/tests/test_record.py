@@ -20,7 +20,7 @@ def test_a_compiled_agent_folder_opens_as_its_record(shop: Path) -> None:
     assert sorted(p.name for p in folder.iterdir()) == ["graph.json", "manifest.json", "record.bin"]
     record = Record.open(folder)
     assert record.kind == "agent"
-    assert record.format_version == FORMAT_VERSION == 3
+    assert record.format_version == FORMAT_VERSION == 4
     assert record.agents == {
         "billing": ["refund_card"],
         "desk": ["charge_card", "get_order", "read_inbox", "send_receipt"],

@@ -225,6 +225,25 @@ pub struct ToolDecl {
     /// The keys agent.yaml's `overrides:` set on this tool, in the order they were applied
     /// (empty for a tool no override names).
     pub overridden: Vec<String>,
+    /// Where each key of the declaration is written (from the key to the end of its value), by
+    /// key name, in source order; an override's key replaces the source's. For answers that
+    /// point at the entry that decided them.
+    pub key_spans: Vec<(String, Span)>,
+    /// Where each part of the arguments schema is written, by JSON pointer into the schema: `""`
+    /// is the whole schema, `/properties/amount` the entry of that property (from its key),
+    /// `/properties/amount/maximum` the keyword's entry. Empty when the source has no such
+    /// places (a schema derived from Python type hints).
+    pub argument_places: Vec<(String, Span)>,
+}
+
+impl ToolDecl {
+    /// Where the key `key` is written, if the declaration has it.
+    pub fn key_span(&self, key: &str) -> Option<Span> {
+        self.key_spans
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, span)| *span)
+    }
 }
 
 impl ToolDecl {
@@ -255,6 +274,8 @@ impl ToolDecl {
             retrieves_from: None,
             writes_to: None,
             overridden: Vec::new(),
+            key_spans: Vec::new(),
+            argument_places: Vec::new(),
         }
     }
 }

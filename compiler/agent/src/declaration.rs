@@ -127,6 +127,8 @@ fn read_tool(
     let mut t = ToolDecl::named(name, origin, node.span);
     for (k, v) in entries {
         let key = k.name.as_str();
+        t.key_spans
+            .push((key.to_string(), crate::node::read::entry_span(k, v)));
         match key {
             "description" => match &v.kind {
                 NodeKind::Str(s) => t.description = Some(s.clone()),
@@ -140,7 +142,12 @@ fn read_tool(
                     &[("reads", Effects::Reads), ("changes", Effects::Changes)],
                 )
             }
-            "arguments" => t.arguments = fields::arguments(r, &ctx, v),
+            "arguments" => {
+                t.arguments = fields::arguments(r, &ctx, v);
+                if t.arguments.is_some() {
+                    t.argument_places = fields::places(v);
+                }
+            }
             "result" => {
                 t.result = r
                     .map(&ctx, key, v, "a JSON Schema (a mapping)")

@@ -27,10 +27,17 @@ pub fn apply_overrides(tools: &mut [ToolDecl], overrides: &[OverrideDecl]) {
 
 /// Copies the field `key` of `from` into `to`.
 fn set(to: &mut ToolDecl, from: &ToolDecl, key: &str) {
+    if let Some(span) = from.key_span(key) {
+        to.key_spans.retain(|(k, _)| k != key);
+        to.key_spans.push((key.to_string(), span));
+    }
     match key {
         "description" => to.description = from.description.clone(),
         "effects" => to.effects = from.effects.clone(),
-        "arguments" => to.arguments = from.arguments.clone(),
+        "arguments" => {
+            to.arguments = from.arguments.clone();
+            to.argument_places = from.argument_places.clone();
+        }
         "result" => to.result = from.result.clone(),
         "sends_out" => to.sends_out = from.sends_out.clone(),
         "reads_outside" => to.reads_outside = from.reads_outside.clone(),

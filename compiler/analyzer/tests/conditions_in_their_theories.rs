@@ -99,6 +99,7 @@ fn findings(conds: Conds, rows: &[Row<'_>], allowing: bool) -> Vec<String> {
                 start,
                 end,
                 line: i as u32 + 2,
+                col: 1,
             },
         });
     }

@@ -27,6 +27,7 @@ fn path(intent: Option<&str>, condition: Option<ExprIdx>) -> GatePath {
             start: 0,
             end: 0,
             line: 1,
+            col: 1,
         },
     }
 }

@@ -159,3 +159,21 @@ pub fn line_of(db: &dyn Db, file: SourceFile, offset: u32) -> u32 {
     // The number of line starts at or before `offset` is the line's number.
     starts.partition_point(|&s| s <= offset).max(1) as u32
 }
+
+/// The 1-based line and column of byte `offset` of `file`, the column counted in characters
+/// (Unicode scalar values) from the line's start. An offset past the end is placed at the end; an
+/// offset inside a character counts that character.
+pub fn line_col_of(db: &dyn Db, file: SourceFile, offset: u32) -> (u32, u32) {
+    let line = line_of(db, file, offset);
+    let starts = line_starts(db, file);
+    let start = starts
+        .get(line.saturating_sub(1) as usize)
+        .copied()
+        .unwrap_or(0) as usize;
+    let text = file.text(db);
+    let end = (offset as usize).clamp(start, text.len());
+    let bytes = text.as_bytes().get(start..end).unwrap_or_default();
+    // A character is counted at its first byte (a byte that is not a UTF-8 continuation byte).
+    let chars = bytes.iter().filter(|b| (**b & 0xC0) != 0x80).count();
+    (line, chars as u32 + 1)
+}

@@ -365,13 +365,15 @@ pub fn rulebook_body(db: &Database, set: RulebookSet<'_>) -> (Vec<Diagnostic>, O
     body.intents = intents;
     let span_of = |s: Span| {
         let at = all.iter().position(|f| f.id(db) == s.file);
+        let (line, col) = at
+            .and_then(|i| all.get(i))
+            .map_or((0, 0), |f| stalwart_db::line_col_of(db, *f, s.start));
         SourceSpan {
             source: at.unwrap_or(0) as u32,
             start: s.start,
             end: s.end,
-            line: at
-                .and_then(|i| all.get(i))
-                .map_or(0, |f| stalwart_db::line_of(db, *f, s.start)),
+            line,
+            col,
         }
     };
     diagnostics.extend(stalwart_lower::gate::attach(&mut body, &gates, &span_of));

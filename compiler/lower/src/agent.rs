@@ -15,8 +15,20 @@ use crate::value::push_json;
 pub trait SourceMap {
     /// The record's index of the file (its place in `RecordBody::sources`).
     fn source_index(&self, file: FileId) -> u32;
-    /// The 1-based line of a byte offset in the file.
-    fn line(&self, file: FileId, offset: u32) -> u32;
+    /// The 1-based line and the 1-based column (in characters) of a byte offset in the file.
+    fn line_col(&self, file: FileId, offset: u32) -> (u32, u32);
+}
+
+/// A span of the sources as the record's place.
+pub fn record_span(map: &dyn SourceMap, span: Span) -> rec::SourceSpan {
+    let (line, col) = map.line_col(span.file, span.start);
+    rec::SourceSpan {
+        source: map.source_index(span.file),
+        start: span.start,
+        end: span.end,
+        line,
+        col,
+    }
 }
 
 /// The result of lowering: the body, and the warnings lowering raised (schema keywords outside
@@ -102,11 +114,44 @@ struct Ctx<'a> {
 
 impl Ctx<'_> {
     fn span(&self, span: Span) -> rec::SourceSpan {
-        rec::SourceSpan {
-            source: self.map.source_index(span.file),
-            start: span.start,
-            end: span.end,
-            line: self.map.line(span.file, span.start),
+        record_span(self.map, span)
+    }
+
+    /// Where the declaration's key `key` is written, if it is.
+    fn key(&self, decl: &ast::ToolDecl, key: &str) -> Option<rec::SourceSpan> {
+        decl.key_span(key).map(|s| self.span(s))
+    }
+
+    /// Places the schema nodes `first..` that one compile appended: each at its entry in the
+    /// source (by its JSON pointer), else at `whole`; and each of its keywords at its entry.
+    fn place_schema(
+        &mut self,
+        first: usize,
+        pointers: &[String],
+        places: &[(String, Span)],
+        whole: Span,
+    ) {
+        let by_pointer: BTreeMap<&str, Span> =
+            places.iter().map(|(p, s)| (p.as_str(), *s)).collect();
+        let whole = self.span(whole);
+        for (i, pointer) in pointers.iter().enumerate() {
+            let span = by_pointer
+                .get(pointer.as_str())
+                .map_or(whole, |s| self.span(*s));
+            let prefix = format!("{pointer}/");
+            let keyword_spans: Vec<(String, rec::SourceSpan)> = by_pointer
+                .range::<str, _>((
+                    std::ops::Bound::Excluded(pointer.as_str()),
+                    std::ops::Bound::Unbounded,
+                ))
+                .take_while(|(p, _)| p.starts_with(&prefix))
+                .filter(|(p, _)| !p[prefix.len()..].contains('/'))
+                .map(|(p, s)| (unescape(&p[prefix.len()..]), self.span(*s)))
+                .collect();
+            if let Some(node) = self.body.schema_nodes.get_mut(first + i) {
+                node.span = span;
+                node.keyword_spans = keyword_spans;
+            }
         }
     }
 
@@ -114,11 +159,14 @@ impl Ctx<'_> {
         let idx = |name: &str| tools.get(name).copied();
         let mut partial = Vec::new();
         let arguments = decl.arguments.as_ref().map(|schema| {
+            let first = self.body.schema_nodes.len();
             let compiled = compile_schema(
                 &mut self.body.values,
                 &mut self.body.schema_nodes,
                 &schema.value,
             );
+            let whole = decl.key_span("arguments").unwrap_or(schema.span);
+            self.place_schema(first, &compiled.node_pointers, &decl.argument_places, whole);
             self.report_partial(decl, "arguments", schema.span, &compiled.partial_keywords);
             self.report_errors(decl, "arguments", schema.span, &compiled.errors);
             self.report_closed(decl, schema.span, &compiled.closed_objects);
@@ -126,15 +174,19 @@ impl Ctx<'_> {
             compiled.root
         });
         let result = decl.result.as_ref().map(|schema| {
+            let first = self.body.schema_nodes.len();
             let compiled = compile_schema(
                 &mut self.body.values,
                 &mut self.body.schema_nodes,
                 &schema.value,
             );
+            let whole = decl.key_span("result").unwrap_or(schema.span);
+            self.place_schema(first, &compiled.node_pointers, &[], whole);
             self.report_partial(decl, "result", schema.span, &compiled.partial_keywords);
             self.report_errors(decl, "result", schema.span, &compiled.errors);
             compiled.root
         });
+        let mut check_spans = Vec::new();
         let checks = decl
             .checks
             .iter()
@@ -148,6 +200,7 @@ impl Ctx<'_> {
                         field: field.value.clone(),
                     },
                 };
+                check_spans.push(record_span(self.map, c.span));
                 Some(rec::ArgumentCheck {
                     argument: c.argument.value.clone(),
                     op: check_op(c.op),
@@ -155,6 +208,45 @@ impl Ctx<'_> {
                 })
             })
             .collect();
+        let mut after_spans = Vec::new();
+        let after = decl
+            .after
+            .iter()
+            .filter_map(|a| {
+                let after = rec::After {
+                    tool: idx(&a.tool.value)?,
+                    bind: binds(&a.bind),
+                };
+                after_spans.push(self.span(a.span));
+                Some(after)
+            })
+            .collect();
+        let mut not_after_spans = Vec::new();
+        let not_after = decl
+            .not_after
+            .iter()
+            .filter_map(|n| {
+                let rule = match &n.value {
+                    ast::NotAfterDecl::Untrusted => rec::NotAfter::Untrusted,
+                    ast::NotAfterDecl::Tool(t) => rec::NotAfter::Tool(idx(t)?),
+                };
+                not_after_spans.push(self.span(n.span));
+                Some(rule)
+            })
+            .collect();
+        let spans = rec::ToolSpans {
+            effects: self.key(decl, "effects"),
+            arguments: self.key(decl, "arguments"),
+            sends_out: self.key(decl, "sends_out"),
+            requires: self.key(decl, "requires"),
+            after: after_spans,
+            not_after: not_after_spans,
+            at_most: self.key(decl, "at_most"),
+            undo: self.key(decl, "undo"),
+            irreversible: self.key(decl, "irreversible"),
+            checks: check_spans,
+            spend: self.key(decl, "spend"),
+        };
         rec::Tool {
             name: decl.name.value.clone(),
             description: decl.description.clone().unwrap_or_default(),
@@ -170,24 +262,8 @@ impl Ctx<'_> {
             sends_out: flag(&decl.sends_out),
             reads_outside: flag(&decl.reads_outside),
             requires: decl.requires.as_ref().map(|t| trust(t.value)),
-            after: decl
-                .after
-                .iter()
-                .filter_map(|a| {
-                    Some(rec::After {
-                        tool: idx(&a.tool.value)?,
-                        bind: binds(&a.bind),
-                    })
-                })
-                .collect(),
-            not_after: decl
-                .not_after
-                .iter()
-                .filter_map(|n| match &n.value {
-                    ast::NotAfterDecl::Untrusted => Some(rec::NotAfter::Untrusted),
-                    ast::NotAfterDecl::Tool(t) => idx(t).map(rec::NotAfter::Tool),
-                })
-                .collect(),
+            after,
+            not_after,
             at_most: decl.at_most.as_ref().map(|a| rec::AtMost {
                 count: a.value.count,
                 per: a.value.per.map(period),
@@ -235,6 +311,7 @@ impl Ctx<'_> {
             schema_partial_keywords: partial,
             gate: rec::Gate::default(),
             span: self.span(decl.span),
+            spans,
         }
     }
 
@@ -398,6 +475,11 @@ fn binds(pairs: &[(ast::Spanned<String>, ast::Spanned<String>)]) -> Vec<(String,
         .iter()
         .map(|(a, b)| (a.value.clone(), b.value.clone()))
         .collect()
+}
+
+/// One JSON pointer segment as written (`~1` is `/`, `~0` is `~`).
+fn unescape(segment: &str) -> String {
+    segment.replace("~1", "/").replace("~0", "~")
 }
 
 /// Top-level property names of an object schema, in declaration order.

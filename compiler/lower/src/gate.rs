@@ -35,7 +35,13 @@ pub fn attach(
         t.gate.default = default;
     }
     for rule in &gates.rules {
-        let condition = lower_conditions(&mut body.exprs, &mut body.values, &rule.conditions);
+        let mut arenas = Arenas {
+            exprs: &mut body.exprs,
+            spans: &mut body.expr_spans,
+            values: &mut body.values,
+            span_of,
+        };
+        let condition = lower_conditions(&mut arenas, &rule.conditions);
         let span = span_of(rule.span);
         let Some(t) = body.tools.iter_mut().find(|t| t.name == rule.tool) else {
             continue;
@@ -76,55 +82,64 @@ fn unknown_governed(gates: &Gates, declared: &dyn Fn(&str) -> bool) -> Vec<Diagn
     out
 }
 
-/// The conjunction of a path's conditions as one expression node.
-fn lower_conditions(
-    exprs: &mut Vec<rec::Expr>,
-    values: &mut Vec<rec::Value>,
-    conds: &[(Cond, bool)],
-) -> Option<u32> {
+/// The arenas a condition is lowered into: the expressions, their places (same index), values.
+struct Arenas<'a> {
+    exprs: &'a mut Vec<rec::Expr>,
+    spans: &'a mut Vec<rec::SourceSpan>,
+    values: &'a mut Vec<rec::Value>,
+    span_of: &'a dyn Fn(Span) -> rec::SourceSpan,
+}
+
+impl Arenas<'_> {
+    /// Appends a node written at `span`; returns its index.
+    fn push(&mut self, e: rec::Expr, span: rec::SourceSpan) -> u32 {
+        self.exprs.push(e);
+        self.spans.push(span);
+        (self.exprs.len() - 1) as u32
+    }
+}
+
+/// The conjunction of a path's conditions as one expression node. A negation (the `else` side) is
+/// placed at its condition, a conjunction at its last condition (the one nearest the action).
+fn lower_conditions(a: &mut Arenas<'_>, conds: &[(Cond, bool)]) -> Option<u32> {
     let mut acc: Option<u32> = None;
     for (c, negated) in conds {
-        let mut e = lower_cond(exprs, values, c);
+        let span = (a.span_of)(c.span);
+        let mut e = lower_cond(a, c);
         if *negated {
-            e = push(exprs, rec::Expr::Not(e));
+            e = a.push(rec::Expr::Not(e), span);
         }
         acc = Some(match acc {
             None => e,
-            Some(a) => push(exprs, rec::Expr::And(a, e)),
+            Some(prev) => a.push(rec::Expr::And(prev, e), span),
         });
     }
     acc
 }
 
-fn push(exprs: &mut Vec<rec::Expr>, e: rec::Expr) -> u32 {
-    exprs.push(e);
-    (exprs.len() - 1) as u32
-}
-
-/// Lowers a resolved condition into the record's expression arena.
-pub fn lower_cond(exprs: &mut Vec<rec::Expr>, values: &mut Vec<rec::Value>, c: &Cond) -> u32 {
-    let all = |items: &[Cond], exprs: &mut Vec<rec::Expr>, values: &mut Vec<rec::Value>| {
-        items
-            .iter()
-            .map(|i| lower_cond(exprs, values, i))
-            .collect::<Vec<u32>>()
+/// Lowers a resolved condition into the record's expression arena, each node placed where it is
+/// written.
+fn lower_cond(a: &mut Arenas<'_>, c: &Cond) -> u32 {
+    let span = (a.span_of)(c.span);
+    let all = |items: &[Cond], a: &mut Arenas<'_>| {
+        items.iter().map(|i| lower_cond(a, i)).collect::<Vec<u32>>()
     };
     let node = match &c.kind {
         CondKind::Fact(name) => rec::Expr::Fact(name.clone()),
         CondKind::Arg(name) => rec::Expr::Arg(name.clone()),
-        CondKind::Lit(json) => rec::Expr::Literal(push_json(values, json)),
-        CondKind::Not(inner) => rec::Expr::Not(lower_cond(exprs, values, inner)),
+        CondKind::Lit(json) => rec::Expr::Literal(push_json(a.values, json)),
+        CondKind::Not(inner) => rec::Expr::Not(lower_cond(a, inner)),
         CondKind::Logic { op, lhs, rhs } => {
-            let l = lower_cond(exprs, values, lhs);
-            let r = lower_cond(exprs, values, rhs);
+            let l = lower_cond(a, lhs);
+            let r = lower_cond(a, rhs);
             match op {
                 LogicOp::And => rec::Expr::And(l, r),
                 LogicOp::Or => rec::Expr::Or(l, r),
             }
         }
         CondKind::Compare { op, lhs, rhs } => {
-            let left = lower_cond(exprs, values, lhs);
-            let right = lower_cond(exprs, values, rhs);
+            let left = lower_cond(a, lhs);
+            let right = lower_cond(a, rhs);
             rec::Expr::Compare {
                 op: compare_op(*op),
                 left,
@@ -132,29 +147,29 @@ pub fn lower_cond(exprs: &mut Vec<rec::Expr>, values: &mut Vec<rec::Value>, c: &
             }
         }
         CondKind::Member { base, field } => rec::Expr::Member {
-            base: lower_cond(exprs, values, base),
+            base: lower_cond(a, base),
             field: field.clone(),
         },
-        CondKind::List(items) => rec::Expr::List(all(items, exprs, values)),
+        CondKind::List(items) => rec::Expr::List(all(items, a)),
         CondKind::In {
             item,
             collection,
             negated,
         } => {
-            let item = lower_cond(exprs, values, item);
-            let collection = lower_cond(exprs, values, collection);
+            let item = lower_cond(a, item);
+            let collection = lower_cond(a, collection);
             let node = rec::Expr::In { item, collection };
             if *negated {
-                let inner = push(exprs, node);
+                let inner = a.push(node, span);
                 rec::Expr::Not(inner)
             } else {
                 node
             }
         }
         CondKind::IsNone { expr, negated } => {
-            let e = lower_cond(exprs, values, expr);
+            let e = lower_cond(a, expr);
             if *negated {
-                let inner = push(exprs, rec::Expr::IsNone(e));
+                let inner = a.push(rec::Expr::IsNone(e), span);
                 rec::Expr::Not(inner)
             } else {
                 rec::Expr::IsNone(e)
@@ -171,14 +186,14 @@ pub fn lower_cond(exprs: &mut Vec<rec::Expr>, values: &mut Vec<rec::Value>, c: &
                 Func::Int => rec::Func::Int,
                 Func::Float => rec::Func::Float,
             },
-            args: all(args, exprs, values),
+            args: all(args, a),
         },
         CondKind::Method {
             method,
             receiver,
             args,
         } => {
-            let receiver = lower_cond(exprs, values, receiver);
+            let receiver = lower_cond(a, receiver);
             rec::Expr::Method {
                 method: match method {
                     StrMethod::Lower => rec::StrMethod::Lower,
@@ -188,13 +203,13 @@ pub fn lower_cond(exprs: &mut Vec<rec::Expr>, values: &mut Vec<rec::Value>, c: &
                     StrMethod::EndsWith => rec::StrMethod::EndsWith,
                 },
                 receiver,
-                args: all(args, exprs, values),
+                args: all(args, a),
             }
         }
         CondKind::Result(tool) => rec::Expr::Result(tool.clone()),
         CondKind::Unknown(_) => rec::Expr::Unknown,
     };
-    push(exprs, node)
+    a.push(node, span)
 }
 
 fn compare_op(op: CmpOp) -> rec::CompareOp {

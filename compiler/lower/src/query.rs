@@ -49,8 +49,8 @@ impl SourceMap for NoFiles {
         0
     }
 
-    fn line(&self, _file: FileId, _offset: u32) -> u32 {
-        0
+    fn line_col(&self, _file: FileId, _offset: u32) -> (u32, u32) {
+        (0, 0)
     }
 }
 
@@ -138,12 +138,7 @@ impl<'a> FilesMap<'a> {
     }
 
     fn span(&self, span: Span) -> stalwart_record::SourceSpan {
-        stalwart_record::SourceSpan {
-            source: self.source_index(span.file),
-            start: span.start,
-            end: span.end,
-            line: self.line(span.file, span.start),
-        }
+        crate::agent::record_span(self, span)
     }
 }
 
@@ -152,10 +147,10 @@ impl SourceMap for FilesMap<'_> {
         self.by_id.get(&file).map_or(0, |(i, _)| *i)
     }
 
-    fn line(&self, file: FileId, offset: u32) -> u32 {
+    fn line_col(&self, file: FileId, offset: u32) -> (u32, u32) {
         let Some((_, f)) = self.by_id.get(&file) else {
-            return 0;
+            return (0, 0);
         };
-        stalwart_db::line_of(self.db, *f, offset)
+        stalwart_db::line_col_of(self.db, *f, offset)
     }
 }

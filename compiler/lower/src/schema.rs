@@ -126,6 +126,9 @@ pub struct CompiledSchema {
     /// JSON pointers of the object schemas below the root that declare no member (see the
     /// module's documentation), in the order they were compiled.
     pub closed_objects: Vec<String>,
+    /// The JSON pointer (into the schema) of every node this compile appended, in arena order
+    /// from `root` (for placing each node where it is written).
+    pub node_pointers: Vec<String>,
 }
 
 impl CompiledSchema {
@@ -214,6 +217,7 @@ impl<'a> SchemaBuilder<'a> {
             partial_keywords: partial,
             errors: ctx.errors,
             closed_objects,
+            node_pointers: ctx.pointers,
         }
     }
 

@@ -161,7 +161,9 @@ fn tool(body: &mut RecordBody, i: usize, property_count: usize) -> Tool {
         start: i as u32 * 40,
         end: i as u32 * 40 + 30,
         line: i as u32 + 1,
+        col: 1,
     };
+    body.expr_spans.extend([span; 3]);
     Tool {
         name: format!("tool_{i:06}"),
         description: format!("tool number {i}: looks up and changes records in the back office"),
@@ -196,6 +198,14 @@ fn tool(body: &mut RecordBody, i: usize, property_count: usize) -> Tool {
         writes_to: None,
         schema_partial: false,
         schema_partial_keywords: vec![],
+        spans: ToolSpans {
+            effects: Some(span),
+            arguments: Some(span),
+            requires: Some(span),
+            not_after: vec![span],
+            checks: vec![span],
+            ..ToolSpans::default()
+        },
         gate: Gate {
             governed: true,
             paths: vec![GatePath {

@@ -17,7 +17,7 @@
 /// The first eight bytes of every record.
 pub const MAGIC: [u8; 8] = *b"STLWREC\0";
 /// The only body layout this crate reads and writes.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 /// Length of the fixed header, in bytes.
 pub const HEADER_LEN: usize = 80;
 /// Room for the compiler version, in bytes (UTF-8, NUL-padded).

@@ -60,6 +60,10 @@ pub struct RecordBody {
     pub schema_nodes: Vec<SchemaNode>,
     /// Arena of condition expression nodes (the gate's conditions).
     pub exprs: Vec<Expr>,
+    /// Where each expression node is written, by the same index as `exprs` (a node lowering
+    /// made up, such as the conjunction of a path's conditions, is placed at its last operand).
+    /// Not index-checked at load: the runtime reads a span's source with `get`.
+    pub expr_spans: Vec<SourceSpan>,
     /// The selector's matcher (DESIGN §6): intents, routes and one reader per language.
     pub selector: Selector,
 }
@@ -87,7 +91,8 @@ pub struct Source {
     pub digest: String,
 }
 
-/// A place in a source file: for reasons and findings that name a line.
+/// A place in a source file: for reasons and findings that name a line, and for the `source` of
+/// an answer (`path:line:col`).
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Archive, Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[rkyv(derive(Debug))]
@@ -98,6 +103,9 @@ pub struct SourceSpan {
     pub end: u32,
     /// 1-based line of `start`.
     pub line: u32,
+    /// 1-based column of `start`, counted in characters (Unicode scalar values) from the line's
+    /// start.
+    pub col: u32,
 }
 
 /// One JSON value node. Arrays and objects refer to their members by index.
@@ -188,6 +196,33 @@ pub struct Tool {
     pub gate: Gate,
     /// Where the tool was declared.
     pub span: SourceSpan,
+    /// Where its keys are written.
+    pub spans: ToolSpans,
+}
+
+/// Where a tool's keys are written (each from the key to the end of its value), wherever they
+/// were written: the catalogue, or an override in agent.yaml. `None` (or a missing entry) means
+/// the key is not written. The lists run parallel to the tool's lists of the same name.
+///
+/// These spans are not index-checked at load: the runtime reads a span's source with `get`.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq, Eq, Default)]
+#[rkyv(derive(Debug))]
+pub struct ToolSpans {
+    pub effects: Option<SourceSpan>,
+    pub arguments: Option<SourceSpan>,
+    pub sends_out: Option<SourceSpan>,
+    pub requires: Option<SourceSpan>,
+    /// `after:`'s entries, by the index of [`Tool::after`].
+    pub after: Vec<SourceSpan>,
+    /// `not_after:`'s entries, by the index of [`Tool::not_after`].
+    pub not_after: Vec<SourceSpan>,
+    pub at_most: Option<SourceSpan>,
+    pub undo: Option<SourceSpan>,
+    pub irreversible: Option<SourceSpan>,
+    /// `checks:`'s entries (`argument: {op: value}` each), by the index of [`Tool::checks`].
+    pub checks: Vec<SourceSpan>,
+    pub spend: Option<SourceSpan>,
 }
 
 /// `after: [{tool, bind}]`.
@@ -458,6 +493,12 @@ pub struct SchemaNode {
     pub pattern_properties: Vec<(String, SchemaIdx)>,
     /// `format`, for the formats the check asserts; other formats are annotations.
     pub format: Option<StringFormat>,
+    /// Where the schema is written (the tool's `arguments:` or `result:` when the source gives
+    /// no finer place). Not index-checked at load.
+    pub span: SourceSpan,
+    /// Where each of its keywords is written (`maximum`, `required`, …), in source order; empty
+    /// when the source gives no finer place than the schema's.
+    pub keyword_spans: Vec<(String, SourceSpan)>,
 }
 
 /// The `format` values the tool check asserts (on strings; other values pass).

@@ -95,12 +95,12 @@ fn wrong_version() {
         error,
         LoadError::UnsupportedVersion {
             found: 2,
-            supported: 3
+            supported: 4
         }
     ));
     assert_eq!(
         error.to_string(),
-        "unsupported record format version 2: this runtime reads version 3; \
+        "unsupported record format version 2: this runtime reads version 4; \
          compile the record again with a matching compiler"
     );
     // The version is checked before the length.

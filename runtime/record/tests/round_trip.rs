@@ -79,7 +79,7 @@ fn header_describes_the_body() {
     assert_eq!(record.body_bytes(), &bytes[HEADER_LEN..]);
     assert_eq!(&header.to_bytes()[..], &bytes[..HEADER_LEN]);
     assert_eq!(&bytes[..8], b"STLWREC\0");
-    assert_eq!(&bytes[8..12], &[3, 0, 0, 0]);
+    assert_eq!(&bytes[8..12], &[4, 0, 0, 0]);
     assert_eq!(&bytes[16..16 + COMPILER.len()], COMPILER.as_bytes());
     assert!(bytes[16 + COMPILER.len()..40].iter().all(|&b| b == 0));
 }
@@ -137,8 +137,8 @@ fn rich_body_bytes_are_pinned() {
     assert_eq!(blake3::hash(&bytes).to_hex().as_str(), PINNED_DIGEST);
 }
 
-const PINNED_LEN: usize = 5784;
-const PINNED_DIGEST: &str = "9a1ac91669f0154c8970c5acbdefc26b6c90fcc37400344bb41d1148a1548556";
+const PINNED_LEN: usize = 7544;
+const PINNED_DIGEST: &str = "1aabef7085de429c82b6e209f8c0acebab6dd81c0be690415651608b1edcd6e3";
 
 #[test]
 fn empty_body_round_trips() {

@@ -64,6 +64,33 @@ pub(super) fn arguments(
     Some(Spanned::new(node.to_json(), node.span))
 }
 
+/// Where each part of a schema is written, by JSON pointer: the schema itself at `""`, every
+/// member of a mapping from its key to the end of its value, every item of a list at itself.
+pub(super) fn places(node: &Node) -> Vec<(String, stalwart_diagnostics::Span)> {
+    fn walk(node: &Node, at: &str, out: &mut Vec<(String, stalwart_diagnostics::Span)>) {
+        match &node.kind {
+            NodeKind::Map(entries) => {
+                for (key, value) in entries {
+                    let ptr = format!("{at}/{}", key.name.replace('~', "~0").replace('/', "~1"));
+                    out.push((ptr.clone(), crate::node::read::entry_span(key, value)));
+                    walk(value, &ptr, out);
+                }
+            }
+            NodeKind::Seq(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    let ptr = format!("{at}/{i}");
+                    out.push((ptr.clone(), item.span));
+                    walk(item, &ptr, out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = vec![(String::new(), node.span)];
+    walk(node, "", &mut out);
+    out
+}
+
 /// A `bind:` mapping from names to names.
 fn bind(r: &mut Reader, ctx: &str, node: &Node) -> Bind {
     let Some(entries) = r.map(

@@ -107,6 +107,7 @@ pub fn rich_body() -> RecordBody {
             Value::Number(-0.25),
         ],
         schema_nodes: schema_nodes(),
+        expr_spans: (0..20).map(|i| span(1, 40 + i * 3, 4)).collect(),
         exprs: vec![
             Expr::Fact("order_paid".into()),
             Expr::Arg("amount".into()),
@@ -354,6 +355,7 @@ pub fn span(source: u32, start: u32, line: u32) -> SourceSpan {
         start,
         end: start + 7,
         line,
+        col: 5,
     }
 }
 
@@ -361,6 +363,11 @@ fn schema_nodes() -> Vec<SchemaNode> {
     vec![
         // 0: refund's arguments
         SchemaNode {
+            span: span(0, 240, 32),
+            keyword_spans: vec![
+                ("type".into(), span(0, 250, 33)),
+                ("required".into(), span(0, 270, 38)),
+            ],
             types: TypeSet::OBJECT,
             properties: vec![
                 ("order_id".into(), 1),
@@ -462,6 +469,7 @@ fn base_tool(name: &str) -> Tool {
         schema_partial_keywords: vec![],
         gate: Gate::default(),
         span: span(0, 200, 30),
+        spans: ToolSpans::default(),
     }
 }
 
@@ -566,6 +574,24 @@ fn refund() -> Tool {
         writes_to: Some("payments".into()),
         schema_partial: true,
         schema_partial_keywords: vec!["oneOf".into(), "$ref".into()],
+        spans: ToolSpans {
+            effects: Some(span(0, 220, 31)),
+            arguments: Some(span(0, 240, 32)),
+            sends_out: None,
+            requires: Some(span(0, 260, 40)),
+            after: vec![span(0, 280, 41)],
+            not_after: vec![span(0, 300, 42), span(0, 310, 42)],
+            at_most: Some(span(0, 320, 43)),
+            undo: Some(span(0, 340, 44)),
+            irreversible: None,
+            checks: vec![
+                span(0, 360, 46),
+                span(0, 380, 47),
+                span(0, 400, 48),
+                span(0, 420, 49),
+            ],
+            spend: Some(span(0, 440, 50)),
+        },
         gate: Gate {
             governed: true,
             paths: vec![
