@@ -51,18 +51,20 @@ fn the_shop_passes_its_conformance_scenarios_and_reports_coverage_per_line() {
         text.contains("4 scenarios: 4 passed, 0 failed; 34 steps, 0 failed"),
         "{text}"
     );
-    // The flow's two paths: `execute refund_card` (line 8) under `if $order_paid`, `bot refuse`
-    // (line 10) under its `else`.
+    // The flow's two paths: `execute refund_card` (line 8) under `if $order_paid` (line 7), `bot
+    // refuse` (line 10) under its `else`.
     for line in [
         "Coverage of examples/shop/agent.yaml:",
+        "  examples/shop/policy.co:7  condition $order_paid  hits 16 (true 8, false 8)",
         "  examples/shop/policy.co:8  flow refunds  hits 16",
         "  examples/shop/policy.co:8  gate path refunds → execute refund_card  hits 8 (taken 8, passed over 8)",
-        "  examples/shop/policy.co:8  condition $order_paid  hits 16 (true 8, false 8)",
         "  examples/shop/policy.co:10  gate path refunds → bot refuse (refund_card)  hits 8 (taken 8, passed over 0)  PARTLY",
-        // No shop scenario charges a card: charge_card's and send_receipt's order rules never ran.
-        "  examples/shop/shop/tools.py:41  after charge_card: after get_order (order_id)  hits 0 (held 0, broken 0)  NOT EXERCISED",
-        "  examples/shop/shop/tools.py:41  at_most charge_card: at_most 1  hits 0 (held 0, broken 0)  NOT EXERCISED",
-        "  examples/shop/shop/tools.py:52  after send_receipt: after charge_card (order_id)  hits 0 (held 0, broken 0)  NOT EXERCISED",
+        // No shop scenario charges a card: charge_card's and send_receipt's order rules never
+        // ran. Each is at its key in the `@tool(...)` decorator.
+        "  examples/shop/shop/tools.py:43  after charge_card: after get_order (order_id)  hits 0 (held 0, broken 0)  NOT EXERCISED",
+        "  examples/shop/shop/tools.py:44  at_most charge_card: at_most 1  hits 0 (held 0, broken 0)  NOT EXERCISED",
+        "  examples/shop/shop/tools.py:57  after send_receipt: after charge_card (order_id)  hits 0 (held 0, broken 0)  NOT EXERCISED",
+        "  5 of 8 items exercised, 6 of 14 branches taken",
     ] {
         assert!(
             text.lines().any(|l| l == line),
@@ -77,11 +79,14 @@ fn the_shop_passes_its_conformance_scenarios_and_reports_coverage_per_line() {
     );
     let policy = &records[0].1;
     for expected in [
+        "DA:7,8",
         "DA:8,8",
         "DA:10,8",
+        "BRDA:7,0,0,8",
+        "BRDA:7,0,1,8",
         "BRDA:10,0,1,0",
-        "LF:2",
-        "LH:2",
+        "LF:3",
+        "LH:3",
         "BRF:8",
         "BRH:6",
     ] {
@@ -91,7 +96,14 @@ fn the_shop_passes_its_conformance_scenarios_and_reports_coverage_per_line() {
         );
     }
     let tools = &records[1].1;
-    for expected in ["DA:41,0", "DA:52,0", "BRDA:41,0,0,-", "LF:2", "LH:0"] {
+    for expected in [
+        "DA:43,0",
+        "DA:44,0",
+        "DA:57,0",
+        "BRDA:43,0,0,-",
+        "LF:3",
+        "LH:0",
+    ] {
         assert!(tools.iter().any(|l| l == expected), "{expected}: {tools:?}");
     }
 }
@@ -112,7 +124,9 @@ fn a_dead_gate_path_shows_as_not_exercised() {
         "{text}"
     );
     for line in [
+        "  policy.co:6  condition $total > 100  hits 4 (true 1, false 3)",
         "  policy.co:7  gate path refunds → bot refuse (refund_card)  hits 1 (taken 1, passed over 1)",
+        "  policy.co:8  condition $total > 500  hits 2 (true 0, false 2)  PARTLY",
         // `else if $total > 500` after `if $total > 100`: reached, never taken.
         "  policy.co:9  gate path refunds → execute refund_card  hits 0 (taken 0, passed over 1)  NOT EXERCISED",
         "  policy.co:11  gate path refunds → execute refund_card  hits 1 (taken 1, passed over 0)  PARTLY",
@@ -127,11 +141,13 @@ fn a_dead_gate_path_shows_as_not_exercised() {
     assert_eq!(records[0].0, "policy.co");
     let lines = &records[0].1;
     for expected in [
+        "DA:6,4",
         "DA:7,1",
+        "DA:8,1",
         "DA:9,0",
         "DA:11,1",
-        "LF:3",
-        "LH:2",
+        "LF:5",
+        "LH:4",
         "BRDA:9,0,0,0",
     ] {
         assert!(lines.iter().any(|l| l == expected), "{expected}: {lines:?}");
@@ -182,8 +198,21 @@ fn a_failing_step_prints_expected_and_actual_and_exits_1() {
         text.contains("    detail.source: expected \"policy.co:8\", but it is missing\n"),
         "{text}"
     );
+    // The answer's own `detail.source` (as the JSON output gives it) is printed beside the
+    // expected one.
+    let json = run(dir.path(), &["test", "wrong.yaml", "--format", "json"]);
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&json)).unwrap();
+    let step = &doc["scenarios"][0]["steps"][2];
+    assert_eq!(step["actual_source"], step["answer"]["detail"]["source"]);
+    let actual = match &step["actual_source"] {
+        serde_json::Value::Null => "none".to_string(),
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
     assert!(
-        text.contains("    source: expected policy.co:8, actual none\n"),
+        text.contains(&format!(
+            "    source: expected policy.co:8, actual {actual}\n"
+        )),
         "{text}"
     );
     assert!(

@@ -154,7 +154,10 @@ fn items(body: &ArchivedRecordBody, root: &Path, counts: &Counts) -> Vec<Line> {
                 format!("{name}: after {other} ({})", bind.join(", "))
             };
             push(
-                tool_place.clone(),
+                tool.spans
+                    .after
+                    .get(i)
+                    .map_or_else(|| tool_place.clone(), &place),
                 "after",
                 label,
                 tally.evaluated,
@@ -171,7 +174,10 @@ fn items(body: &ArchivedRecordBody, root: &Path, counts: &Counts) -> Vec<Line> {
                 ArchivedNotAfter::Tool(o) => tool_name(body, o.to_native()),
             };
             push(
-                tool_place.clone(),
+                tool.spans
+                    .not_after
+                    .get(i)
+                    .map_or_else(|| tool_place.clone(), &place),
                 "not_after",
                 format!("{name}: not_after {other}"),
                 tally.evaluated,
@@ -195,7 +201,10 @@ fn items(body: &ArchivedRecordBody, root: &Path, counts: &Counts) -> Vec<Line> {
                 ),
             };
             push(
-                tool_place.clone(),
+                tool.spans
+                    .at_most
+                    .as_ref()
+                    .map_or_else(|| tool_place.clone(), &place),
                 kind,
                 label,
                 tally.evaluated,
@@ -224,7 +233,10 @@ fn items(body: &ArchivedRecordBody, root: &Path, counts: &Counts) -> Vec<Line> {
                 }
             };
             push(
-                tool_place.clone(),
+                tool.spans
+                    .checks
+                    .get(i)
+                    .map_or_else(|| tool_place.clone(), &place),
                 "check",
                 format!("{name}: {} {op} {operand}", check.argument),
                 tally.evaluated,
@@ -234,7 +246,10 @@ fn items(body: &ArchivedRecordBody, root: &Path, counts: &Counts) -> Vec<Line> {
         if let Some(spend) = tool.spend.as_ref() {
             let tally = counts.get(&Item::Spend { tool: t });
             push(
-                tool_place.clone(),
+                tool.spans
+                    .spend
+                    .as_ref()
+                    .map_or_else(|| tool_place.clone(), &place),
                 "spend",
                 format!(
                     "{name}: spend {} at_most {} per {}",
@@ -283,7 +298,9 @@ fn items(body: &ArchivedRecordBody, root: &Path, counts: &Counts) -> Vec<Line> {
                     }
                     let tally = counts.get(&Item::Condition { expr });
                     push(
-                        at.clone(),
+                        body.expr_spans
+                            .get(expr as usize)
+                            .map_or_else(|| at.clone(), &place),
                         "condition",
                         describe(body, expr, 0),
                         tally.evaluated,
