@@ -361,3 +361,37 @@ fn with_no_path_the_scenarios_folder_is_run_and_its_absence_is_bad_input() {
          2 scenarios: 2 passed, 0 failed; 6 steps, 0 failed\n"
     );
 }
+
+#[test]
+fn the_witnesses_verify_writes_run_as_scenarios() {
+    let fixture = workspace().join("tests/fixtures/proof/QG003/raises");
+    let dir = tempfile::tempdir().unwrap();
+    let witnesses = dir.path().join("witnesses");
+    let out = run(
+        &fixture,
+        &[
+            "verify",
+            "agent.yaml",
+            "--no-cache",
+            "--witnesses",
+            witnesses.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let out = run(dir.path(), &["test", "witnesses", "--coverage"]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}{}", stderr(&out));
+    assert!(
+        text.starts_with("ok      witnesses/QG003-refund_card.yaml (12 steps)\n"),
+        "{text}"
+    );
+    // The witness escapes refund_card's order rule through a hand-off: the rule held each time
+    // it was read, and was never broken.
+    assert!(
+        text.lines()
+            .any(|l| l.ends_with(
+                "/tests/fixtures/proof/QG003/raises/agent.yaml:15  not_after refund_card: not_after read_inbox  hits 2 (held 2, broken 0)  PARTLY"
+            )),
+        "{text}"
+    );
+}

@@ -124,10 +124,14 @@ impl Runner {
         if let Some(found) = self.loaded.get(&target) {
             return Ok(Rc::clone(found));
         }
+        // Read from the file's own place on the disk: `..` after a symbolic link is not the
+        // `..` of the path's text, and the driver reads a path that climbs above the current
+        // folder less surely than an absolute one.
+        let on_disk = std::fs::canonicalize(dir.join(relative)).unwrap_or_else(|_| target.clone());
         let record = if is_agent {
-            compile(&target, named.span, files)?
+            compile(&on_disk, &target, named.span, files)?
         } else {
-            Record::read(target.join("record.bin")).map_err(|e| {
+            Record::read(on_disk.join("record.bin")).map_err(|e| {
                 error(
                     files.clone(),
                     codes::NO_AGENT,
@@ -168,7 +172,8 @@ impl ScenarioError {
     }
 }
 
-fn compile(agent: &Path, span: Span, files: &Files) -> Result<Record, ScenarioError> {
+/// Compiles `agent` (its place on the disk); `named` is the path as the scenario names it.
+fn compile(agent: &Path, named: &Path, span: Span, files: &Files) -> Result<Record, ScenarioError> {
     let out = tempfile::tempdir().map_err(|e| {
         error(
             files.clone(),
@@ -186,7 +191,7 @@ fn compile(agent: &Path, span: Span, files: &Files) -> Result<Record, ScenarioEr
         },
     );
     if outcome.has_errors() {
-        let mut message = format!("the agent `{}` does not compile", agent.display());
+        let mut message = format!("the agent `{}` does not compile", named.display());
         if let Some(fatal) = &outcome.fatal {
             message.push_str(": ");
             message.push_str(fatal);
