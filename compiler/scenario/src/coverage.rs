@@ -571,3 +571,59 @@ pub fn to_lcov(report: &[AgentCoverage]) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::{AgentCoverage, Line, to_lcov};
+
+    fn line(file: &str, line: u32, hits: u64, branches: Vec<(&'static str, u64)>) -> Line {
+        Line {
+            file: PathBuf::from(file),
+            line,
+            kind: "after",
+            label: String::new(),
+            hits,
+            branches,
+        }
+    }
+
+    #[test]
+    fn a_line_is_covered_only_when_each_item_on_it_ran() {
+        let report = [AgentCoverage {
+            agent: PathBuf::from("agent.yaml"),
+            lines: vec![
+                line("tools.yaml", 4, 3, vec![("held", 2), ("broken", 1)]),
+                line("tools.yaml", 4, 0, vec![("held", 0), ("broken", 0)]),
+                line("tools.yaml", 9, 1, Vec::new()),
+                line("a.co", 2, 5, vec![("taken", 5), ("passed over", 0)]),
+            ],
+        }];
+        assert_eq!(
+            to_lcov(&report),
+            "TN:\nSF:a.co\nBRDA:2,0,0,5\nBRDA:2,0,1,0\nBRF:2\nBRH:1\nDA:2,5\nLF:1\nLH:1\nend_of_record\n\
+             TN:\nSF:tools.yaml\nBRDA:4,0,0,2\nBRDA:4,0,1,1\nBRDA:4,1,0,-\nBRDA:4,1,1,-\nBRF:4\nBRH:2\n\
+             DA:4,0\nDA:9,1\nLF:2\nLH:1\nend_of_record\n"
+        );
+    }
+
+    #[test]
+    fn paths_are_normalised_by_their_text() {
+        use crate::normalize;
+        assert_eq!(
+            normalize(std::path::Path::new(
+                "tests/conformance/../../examples/shop/./agent.yaml"
+            )),
+            PathBuf::from("examples/shop/agent.yaml")
+        );
+        assert_eq!(
+            normalize(std::path::Path::new("w/../../x")),
+            PathBuf::from("../x")
+        );
+        assert_eq!(
+            normalize(std::path::Path::new("/a/../../b")),
+            PathBuf::from("/b")
+        );
+    }
+}
