@@ -395,3 +395,26 @@ fn the_witnesses_verify_writes_run_as_scenarios() {
         "{text}"
     );
 }
+
+#[test]
+fn a_folder_runs_its_scenarios_and_not_the_agents_kept_beside_them() {
+    let out = run(&workspace(), &["test", "tests/conformance"]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}{}", stderr(&out));
+    let files: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("ok      "))
+        .collect();
+    let expected = std::fs::read_dir(workspace().join("tests/conformance"))
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "yaml")
+        })
+        .count();
+    assert_eq!(files.len(), expected, "{text}");
+    assert!(files.iter().all(|f| !f.contains("/agents/")), "{text}");
+}

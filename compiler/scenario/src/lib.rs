@@ -147,8 +147,9 @@ impl ScenarioError {
     }
 }
 
-/// The scenario files under `paths`: a file as it is, a folder's `*.yaml` and `*.yml` files,
-/// recursively, sorted; `.stalwart` folders are skipped.
+/// The scenario files under `paths`: a file as it is named; in a folder, recursively and sorted,
+/// each `*.yaml` and `*.yml` file that is a scenario ([`looks_like_scenario`]: agent.yaml and
+/// catalogues kept beside the scenarios are not); `.stalwart` folders are skipped.
 pub fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     let mut out = Vec::new();
     for p in paths {
@@ -156,7 +157,7 @@ pub fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
             let mut found = Vec::new();
             walk(p, &mut found).map_err(|e| format!("{}: {e}", p.display()))?;
             found.sort();
-            out.extend(found);
+            out.extend(found.into_iter().filter(|f| looks_like_scenario(f)));
         } else if p.exists() {
             out.push(p.clone());
         } else {
@@ -179,6 +180,19 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// Whether a file found in a folder is a scenario: a mapping with `steps:`. A file that cannot be
+/// read or is not YAML counts as one, so that running it reports why.
+pub fn looks_like_scenario(path: &Path) -> bool {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return true;
+    };
+    let parsed = stalwart_agent::parse_yaml_value(stalwart_diagnostics::FileId(0), &text);
+    if parsed.diagnostics.iter().any(Diagnostic::is_error) {
+        return true;
+    }
+    parsed.value.is_some_and(|v| v.get("steps").is_some())
 }
 
 /// Runs one scenario file on its own (the conformance tests' entry): `Ok` with the number of
