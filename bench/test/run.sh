@@ -5,12 +5,18 @@
 # Prints the median, the fastest and the slowest wall-clock time of each.
 #
 #   bash bench/test/run.sh            # builds the release binary first
+#   PROFILE=debug bash bench/test/run.sh   # the debug binary (a quick look, not a figure)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 runs="${RUNS:-5}"
 target="${CARGO_TARGET_DIR:-target}"
-cargo build --release -q -p stalwart-cli
-bin="$(cd "$target/release" && pwd)/stalwart"
+profile="${PROFILE:-release}"
+if [[ $profile == release ]]; then
+  cargo build --release -q -p stalwart-cli
+else
+  cargo build -q -p stalwart-cli
+fi
+bin="$(cd "$target/$profile" && pwd)/stalwart"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 shop="$(pwd)/examples/shop/agent.yaml"

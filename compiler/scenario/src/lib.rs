@@ -89,7 +89,7 @@ impl Failure {
             "report" | "from_plan" | "history" => format!("{}: {}", self.what, text(&self.actual)),
             w if w.starts_with("no_detail.") => format!(
                 "detail.{} should be absent, got {}",
-                &w["no_detail.".len()..],
+                w.trim_start_matches("no_detail."),
                 self.actual
             ),
             w if w.starts_with("detail.") && self.actual.is_null() => {
