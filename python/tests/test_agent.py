@@ -44,6 +44,8 @@ def test_agent_from_values_reads_facts_from_the_tools_answers(shop: Path) -> Non
         billing.read("refund order 4411 40.00")
         before = billing.check_tool_call("refund_card", REFUND, origins=TYPED)
         assert (before.decision, before.reasons, before.detail["flow"]) == ("refuse", ["refuse"], "refunds")
+        # The rulebook's `bot refuse`, under the `else` of `if $order_paid`.
+        assert (before.detail["source"], before.detail["condition_source"]) == ("policy.co:10:5", "policy.co:7:6")
         looked = billing.check_tool_call("get_order", {"order_id": "4411"}, origins={"order_id": "typed"})
         billing.report(looked.step, "ran", result={"order_id": "4411", "status": "paid", "card": "visa", "total": 40.0})
         after = billing.check_tool_call("refund_card", REFUND, origins=TYPED)
@@ -105,7 +107,9 @@ def test_a_check_reads_as_the_command_line_prints_it(shop: Path) -> None:
         as_dict = check.to_dict()
         assert list(as_dict) == ["decision", "reasons", "detail", "confirmation", "idempotency_key"]
         assert as_dict["decision"] == "confirm" and as_dict["reasons"] == ["argument_origin"]
-        assert list(as_dict["detail"]) == ["arguments", "question"]
+        assert list(as_dict["detail"]) == ["arguments", "question", "source"]
         assert as_dict["detail"]["arguments"] == ["amount"]
+        # Where the answer was decided: the tool's `effects=` in its decorator.
+        assert check.detail["source"] == as_dict["detail"]["source"] == "shop/tools.py:64:7"
         assert check.confirmation is not None and check.idempotency_key is None
         assert repr(check) == "<Check confirm ['argument_origin']>"

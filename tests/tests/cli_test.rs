@@ -156,20 +156,21 @@ fn a_dead_gate_path_shows_as_not_exercised() {
 
 /// ch45's scenario with the second check's expectation turned into a wrong one.
 fn failing_scenario(dir: &Path) -> std::path::PathBuf {
-    let text =
-        std::fs::read_to_string(workspace().join("tests/conformance/ch45-rulebook-facts.yaml"))
-            .unwrap()
-            .replace(
-                "../../examples/shop/agent.yaml",
-                workspace()
-                    .join("examples/shop/agent.yaml")
-                    .to_str()
-                    .unwrap(),
-            )
-            .replace(
-                "expect: {decision: confirm, reasons: [write]}",
-                "expect: {decision: allow, reasons: [write], detail: {source: \"policy.co:8\"}}",
-            );
+    let text = std::fs::read_to_string(
+        workspace().join("tests/conformance/ch45-rulebook-facts.yaml"),
+    )
+    .unwrap()
+    .replace(
+        "../../examples/shop/agent.yaml",
+        workspace()
+            .join("examples/shop/agent.yaml")
+            .to_str()
+            .unwrap(),
+    )
+    .replace(
+        "expect: {decision: confirm, reasons: [write], detail: {source: \"shop/tools.py:64:7\"}}",
+        "expect: {decision: allow, reasons: [write], detail: {source: \"policy.co:8\"}}",
+    );
     let path = dir.join("wrong.yaml");
     std::fs::write(&path, text).unwrap();
     path
@@ -195,7 +196,7 @@ fn a_failing_step_prints_expected_and_actual_and_exits_1() {
         "{text}"
     );
     assert!(
-        text.contains("    detail.source: expected \"policy.co:8\", but it is missing\n"),
+        text.contains("    detail.source: expected \"policy.co:8\", got \"shop/tools.py:64:7\"\n"),
         "{text}"
     );
     // The answer's own `detail.source` (as the JSON output gives it) is printed beside the
@@ -204,6 +205,7 @@ fn a_failing_step_prints_expected_and_actual_and_exits_1() {
     let doc: serde_json::Value = serde_json::from_str(&stdout(&json)).unwrap();
     let step = &doc["scenarios"][0]["steps"][2];
     assert_eq!(step["actual_source"], step["answer"]["detail"]["source"]);
+    assert_eq!(step["actual_source"], "shop/tools.py:64:7");
     let actual = match &step["actual_source"] {
         serde_json::Value::Null => "none".to_string(),
         serde_json::Value::String(s) => s.clone(),

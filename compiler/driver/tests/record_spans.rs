@@ -247,3 +247,68 @@ fn columns_count_characters_not_bytes() {
     let spans = &tool(&body, "refund_card").spans;
     assert_eq!(at(&body, &spans.at_most.unwrap()), "agent.yaml:9:42");
 }
+
+#[test]
+fn a_rulebook_compiled_alone_places_its_paths_and_conditions() {
+    let mut loader = MemoryLoader::default();
+    loader
+        .files
+        .insert(PathBuf::from("/rules/policy.co"), COLANG_1.to_string());
+    let loader = Arc::new(loader);
+    let db = Database::new(loader.clone(), PathBuf::from("/rules"));
+    let set = stalwart_driver::rules::load_rulebook(
+        &db,
+        loader.as_ref(),
+        &[PathBuf::from("/rules/policy.co")],
+    )
+    .unwrap();
+    let (diagnostics, body) = stalwart_driver::rules::rulebook_body(&db, set);
+    assert!(
+        !diagnostics.iter().any(Diagnostic::is_error),
+        "{diagnostics:?}"
+    );
+    let body = body.unwrap();
+    let gate = &tool(&body, "refund_card").gate;
+    let places: Vec<(String, String)> = gate
+        .paths
+        .iter()
+        .map(|p| {
+            let condition = body.expr_spans[p.condition.unwrap() as usize];
+            (at(&body, &p.span), at(&body, &condition))
+        })
+        .collect();
+    assert_eq!(
+        places,
+        [
+            ("policy.co:7:5".to_string(), "policy.co:6:6".to_string()),
+            ("policy.co:9:5".to_string(), "policy.co:6:6".to_string()),
+        ]
+    );
+    // A rulebook alone declares no tool: the tool's entry has no place.
+    assert_eq!(tool(&body, "refund_card").span.line, 0);
+}
+
+#[test]
+fn a_file_outside_the_agents_folder_is_named_relative_to_it() {
+    let mut loader = MemoryLoader::default();
+    let agent = AGENT.replace("./policy.co", "../shared/rules/policy.co");
+    for (path, text) in [
+        ("/work/agent/agent.yaml", agent.as_str()),
+        ("/work/agent/tools.yaml", CATALOGUE),
+        ("/work/shared/rules/policy.co", COLANG_1),
+    ] {
+        loader.files.insert(PathBuf::from(path), text.to_string());
+    }
+    let (db, file) = Database::open(Arc::new(loader), Path::new("/work/agent/agent.yaml")).unwrap();
+    let body = stalwart_lower::lower_agent_file(&db, file).body.clone();
+    let paths: Vec<&str> = body.sources.iter().map(|s| s.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        ["agent.yaml", "tools.yaml", "../shared/rules/policy.co"]
+    );
+    let gate = &tool(&body, "refund_card").gate;
+    assert_eq!(
+        at(&body, &gate.paths[0].span),
+        "../shared/rules/policy.co:7:5"
+    );
+}

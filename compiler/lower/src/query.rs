@@ -68,10 +68,14 @@ pub fn lower_agent_file(db: &dyn Db, file: SourceFile) -> Lowered {
         files.extend(set.files(db).iter().copied());
     }
     let map = FilesMap::new(db, &files);
+    let root = std::path::Path::new(file.name(db))
+        .parent()
+        .map(std::path::Path::to_path_buf)
+        .unwrap_or_default();
     let sources = files
         .iter()
         .map(|f| Source {
-            path: f.path(db).clone(),
+            path: record_path(&root, f.name(db), f.path(db)),
             digest: blake3::hash(f.text(db).as_bytes()).to_hex().to_string(),
         })
         .collect();
@@ -117,6 +121,30 @@ pub fn lower_agent_file(db: &dyn Db, file: SourceFile) -> Lowered {
         );
     }
     lowered
+}
+
+/// A file's path as the record names it: relative to agent.yaml's folder `root`, `/`-separated,
+/// with `..` for a file outside it (a rulebook or a catalogue in a sibling folder), so that the
+/// record and the answers' `source` read the same on every machine. `relative` is the database's
+/// path, used as it is for a file under `root`.
+fn record_path(root: &std::path::Path, name: &str, relative: &str) -> String {
+    use std::path::{Component, Path};
+    if Path::new(name).starts_with(root) {
+        return relative.to_string();
+    }
+    let to: Vec<Component<'_>> = Path::new(name).components().collect();
+    let from: Vec<Component<'_>> = root.components().collect();
+    let shared = to.iter().zip(&from).take_while(|(a, b)| a == b).count();
+    if shared == 0 {
+        return relative.to_string();
+    }
+    let mut parts: Vec<String> = from.iter().skip(shared).map(|_| "..".to_string()).collect();
+    parts.extend(
+        to.iter()
+            .skip(shared)
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    parts.join("/")
 }
 
 /// Each file's place among the record's sources, by id.

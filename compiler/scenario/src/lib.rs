@@ -86,7 +86,9 @@ impl Failure {
     /// One line: `decision: expected "refuse", got "allow"`.
     pub fn describe(&self) -> String {
         match self.what.as_str() {
-            "report" | "from_plan" | "history" => format!("{}: {}", self.what, text(&self.actual)),
+            "report" | "from_plan" | "history" | "source" => {
+                format!("{}: {}", self.what, text(&self.actual))
+            }
             w if w.starts_with("no_detail.") => format!(
                 "detail.{} should be absent, got {}",
                 w.trim_start_matches("no_detail."),

@@ -620,6 +620,13 @@ fn compare(check: &Check, expect: &Value) -> Vec<Failure> {
             }
         }
     }
+    if let Some(missing) = missing_source(check) {
+        out.push(Failure {
+            what: "source".into(),
+            expected: Value::String("a place in the agent's files".into()),
+            actual: Value::String(missing),
+        });
+    }
     if let Some(Value::Array(keys)) = expect.get("no_detail") {
         for k in keys.iter().filter_map(Value::as_str) {
             if let Some(a) = check.detail.get(k) {
@@ -660,6 +667,26 @@ fn compare(check: &Check, expect: &Value) -> Vec<Failure> {
         }
     }
     out
+}
+
+/// Why a decided answer lacks the `source` it must have (docs/answers.md): every answer names
+/// where it was decided but `history_invalid`, `agent_required`, `licence_lapsed` and an
+/// `unknown_tool` no catalogue declares (one this agent may not reach names the agents that may,
+/// and is placed at the agent). A confirm with several reasons also maps each to its place.
+fn missing_source(check: &Check) -> Option<String> {
+    let first = check.reasons.first()?.as_str();
+    let placed = match first {
+        "history_invalid" | "agent_required" | "licence_lapsed" => false,
+        "unknown_tool" => check.detail.contains_key("agents"),
+        _ => true,
+    };
+    if placed && !check.detail.contains_key("source") {
+        return Some(format!("detail.source is missing for `{first}`"));
+    }
+    if check.reasons.len() > 1 && !check.detail.contains_key("sources") {
+        return Some("detail.sources is missing for an answer with several reasons".to_string());
+    }
+    None
 }
 
 fn call_from(spec: &Value, saved: &BTreeMap<String, String>) -> Call {

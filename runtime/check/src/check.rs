@@ -21,6 +21,7 @@ use crate::origin::{
     find_tool, is_write, label_trust, marks, native_trust, origin_trusted, tool_index,
 };
 use crate::session::{CallEntry, Decision, Entry, Marks, Outcome, Session};
+use crate::source;
 use crate::token;
 use crate::value::to_json;
 
@@ -78,6 +79,22 @@ impl Check {
     fn with(mut self, key: &'static str, value: impl Into<DetailValue>) -> Self {
         self.detail.insert(key, value);
         self
+    }
+
+    /// Adds `source` (where the answer was decided), when the record places it.
+    fn at(self, place: Option<String>) -> Self {
+        match place {
+            Some(place) => self.with("source", DetailValue::Text(place)),
+            None => self,
+        }
+    }
+
+    /// Adds `condition_source` (where the deciding condition is written), when there is one.
+    fn condition_at(self, place: Option<String>) -> Self {
+        match place {
+            Some(place) => self.with("condition_source", DetailValue::Text(place)),
+            None => self,
+        }
     }
 
     /// `{decision, reasons, detail, confirmation, idempotency_key}` as JSON.
@@ -291,7 +308,9 @@ fn step_tool<'b>(
                 .map(|a| a.name.as_str())
                 .collect();
             return Err(Box::new(
-                Check::refuse("unknown_tool").with("agents", json!(who)),
+                Check::refuse("unknown_tool")
+                    .with("agents", json!(who))
+                    .at(source::place(body, &me.span)),
             ));
         }
     }
@@ -331,13 +350,20 @@ fn decide(
     if let Some(pointer) = crate::value::deeper_than(&call.arguments, crate::value::MAX_NESTING) {
         return Check::refuse("argument_schema")
             .with("pointer", Value::String(pointer))
-            .with("rule", json!("maxDepth"));
+            .with("rule", json!("maxDepth"))
+            .at(source::key_or_tool(
+                body,
+                tool,
+                tool.spans.arguments.as_ref(),
+            ));
     }
     let schema = tool.arguments.as_ref().map(|s| s.to_native());
     if let Some(fault) = crate::schema::validate_arguments(body, schema, &call.arguments) {
+        let place = source::schema_fault(body, tool, &fault.pointer, fault.rule);
         return Check::refuse("argument_schema")
             .with("pointer", Value::String(fault.pointer))
-            .with("rule", json!(fault.rule));
+            .with("rule", json!(fault.rule))
+            .at(place);
     }
     // 4. Destinations in a tool that sends nothing out, outside the arguments declared to carry
     // one (`argument_kinds` `url` or `destination`).
@@ -345,17 +371,27 @@ fn decide(
         let carries = |name: &str| carries_destination(tool, name);
         if crate::destination::has_destination_in_except(&call.arguments, carries) {
             let found = crate::destination::find_destinations_in_except(&call.arguments, carries);
-            return Check::refuse("undeclared_destination").with("destinations", json!(found));
+            return Check::refuse("undeclared_destination")
+                .with("destinations", json!(found))
+                .at(source::key_or_tool(
+                    body,
+                    tool,
+                    tool.spans.sends_out.as_ref(),
+                ));
         }
     }
     // 5. Order rules.
-    if let Some(rule) = order_rule(body, session, call, tool) {
-        return Check::refuse("order_rule").with("rule", Value::String(rule));
+    if let Some((rule, place)) = order_rule(body, session, call, tool) {
+        return Check::refuse("order_rule")
+            .with("rule", Value::String(rule))
+            .at(place);
     }
     // 6. An undo bound to what it undoes.
     if let Some(step) = call.undoes {
         if let Some(reason) = undo_fault(body, session, call, tool, step) {
-            return Check::refuse(reason).with("undoes", json!(step));
+            return Check::refuse(reason)
+                .with("undoes", json!(step))
+                .at(undo_place(body, session, tool, step));
         }
     } else if let Some(check) = conditions(body, session, call, tool) {
         // 7. Checks, limits and spend (never on an undo).
@@ -369,20 +405,37 @@ fn decide(
         context: &call.context,
     };
     let mut clarify = None;
+    let mut passed = None;
     match eval_gate(&scope, tool, call.intent.as_deref()) {
-        GateVerdict::Pass => {}
-        GateVerdict::Refuse { reason, flow } => {
-            return Check::refuse(reason).with("flow", Value::String(flow));
+        GateVerdict::Pass { path } => passed = path,
+        GateVerdict::Refuse { reason, flow, path } => {
+            let (place, condition) = source::gate_path(body, tool, path);
+            return Check::refuse(reason)
+                .with("flow", Value::String(flow))
+                .at(place)
+                .condition_at(condition);
         }
         GateVerdict::NoFlow { flows, intents } => {
             let check = Check::refuse("no_flow").with("flows", json!(flows));
-            return if intents.is_empty() {
+            let check = if intents.is_empty() {
                 check
             } else {
                 check.with("intents", json!(intents))
             };
+            // The governing flow's first path to the tool (a sheet's first row for it).
+            let place = tool
+                .gate
+                .paths
+                .first()
+                .and_then(|p| source::place(body, &p.span))
+                .or_else(|| source::place(body, &tool.span));
+            return check.at(place);
         }
-        GateVerdict::Ask { question, flow } => clarify = Some((question, flow)),
+        GateVerdict::Ask {
+            question,
+            flow,
+            path,
+        } => clarify = Some((question, flow, path)),
     }
     // 9. Marks less trusted than the tool requires, on a write.
     let marks = marks_out.insert(marks(
@@ -397,19 +450,22 @@ fn decide(
     } else {
         Vec::new()
     };
+    let me = || body.agents.iter().find(|a| a.name.as_str() == agent);
     if !tainted.is_empty() && matches!(body.settings.taint_policy, ArchivedTaintPolicy::Refuse) {
-        return Check::refuse("tainted_call").with("marks", DetailValue::Marks(tainted));
+        return Check::refuse("tainted_call")
+            .with("marks", DetailValue::Marks(tainted))
+            .at(source::requires(body, tool, me()));
     }
     // 10. A confirmation token covering exactly this call here.
     if let Some(t) = &call.confirmation
         && token::covers(env, session, t, &call.tool, digest)
     {
-        return Check::answer(Decision::Allow, "confirmed");
+        return Check::answer(Decision::Allow, "confirmed").at(source::place(body, &tool.span));
     }
     // 11. Every reason a write needs a person.
     let mut reasons = Vec::with_capacity(4);
     let mut detail = Detail::new();
-    if let Some((question, flow)) = &clarify {
+    if let Some((question, flow, _)) = &clarify {
         reasons.push(SmolStr::new_static("gate_clarify"));
         detail.insert("flow", DetailValue::Text(flow.clone()));
         detail.insert("gate_question", DetailValue::Text(question.clone()));
@@ -432,8 +488,11 @@ fn decide(
         }
     }
     // 12. An undo that passed everything above runs without asking.
-    if call.undoes.is_some() && clarify.is_none() {
-        return Check::answer(Decision::Allow, "compensation");
+    if let Some(step) = call.undoes
+        && clarify.is_none()
+    {
+        return Check::answer(Decision::Allow, "compensation")
+            .at(undo_place(body, session, tool, step));
     }
     if is_write(tool) && reasons.is_empty() {
         reasons.push(SmolStr::new_static("write"));
@@ -457,6 +516,44 @@ fn decide(
             detail.insert("marks", DetailValue::Marks(tainted));
         }
         detail.insert("question", DetailValue::Text(question));
+        // Where each reason was decided: the first reason's place is `source`; with more than
+        // one reason, `sources` maps each to its place.
+        let mut condition = None;
+        let mut places: Vec<(&SmolStr, Option<String>)> = Vec::with_capacity(reasons.len());
+        for reason in &reasons {
+            let place = match reason.as_str() {
+                "gate_clarify" => {
+                    let path = clarify.as_ref().map_or(usize::MAX, |c| c.2);
+                    let (place, cond) = source::gate_path(body, tool, path);
+                    condition = cond;
+                    place
+                }
+                "tainted_call" => source::requires(body, tool, me()),
+                "irreversible_pivot" => {
+                    source::key_or_tool(body, tool, tool.spans.irreversible.as_ref())
+                }
+                _ => source::effects(body, tool),
+            };
+            places.push((reason, place));
+        }
+        let first = if places.len() == 1 {
+            places.pop().and_then(|p| p.1)
+        } else {
+            places.first().and_then(|p| p.1.clone())
+        };
+        if let Some(first) = first {
+            detail.insert("source", DetailValue::Text(first));
+        }
+        if let Some(condition) = condition {
+            detail.insert("condition_source", DetailValue::Text(condition));
+        }
+        if places.len() > 1 {
+            let map: Map<String, Value> = places
+                .into_iter()
+                .filter_map(|(r, p)| Some((r.to_string(), Value::String(p?))))
+                .collect();
+            detail.insert("sources", Value::Object(map));
+        }
         return Check {
             decision: Decision::Confirm,
             reasons,
@@ -465,8 +562,32 @@ fn decide(
             idempotency_key: None,
         };
     }
-    // 13. Nothing above held the call back.
+    // 13. Nothing above held the call back: the gate path that allowed it, or (ungoverned, or
+    // the sheet's default) the tool's declaration.
+    let (place, condition) = match passed {
+        Some(path) => source::gate_path(body, tool, path),
+        None => (source::place(body, &tool.span), None),
+    };
     Check::answer(Decision::Allow, "allow")
+        .at(place)
+        .condition_at(condition)
+}
+
+/// Where an undo of call `step` is declared: the `undo:` entry of the tool that call ran, else
+/// that tool's declaration, else the undo's own declaration.
+fn undo_place(
+    body: &ArchivedRecordBody,
+    session: &Session,
+    tool: &ArchivedTool,
+    step: u32,
+) -> Option<String> {
+    match session
+        .call(step)
+        .and_then(|original| find_tool(body, &original.tool))
+    {
+        Some(undone) => source::key_or_tool(body, undone, undone.spans.undo.as_ref()),
+        None => source::place(body, &tool.span),
+    }
 }
 
 /// The arguments' canonical JSON and its digest.
@@ -550,8 +671,8 @@ fn order_rule(
     session: &Session,
     call: &Call,
     tool: &ArchivedTool,
-) -> Option<String> {
-    for after in tool.after.iter() {
+) -> Option<(String, Option<String>)> {
+    for (i, after) in tool.after.iter().enumerate() {
         let other = body.tools.get(after.tool.to_native() as usize)?;
         let mut any_ran = false;
         // Only an allowed call can have run.
@@ -574,14 +695,18 @@ fn order_rule(
         });
         if !bound {
             let binding: Vec<&str> = after.bind.iter().map(|p| p.0.as_str()).collect();
-            return Some(if any_ran && !binding.is_empty() {
+            let rule = if any_ran && !binding.is_empty() {
                 format!("after {} ({})", other.name, binding.join(", "))
             } else {
                 format!("after {}", other.name)
-            });
+            };
+            return Some((
+                rule,
+                source::entry_or_tool(body, tool, &tool.spans.after, i),
+            ));
         }
     }
-    for rule in tool.not_after.iter() {
+    for (i, rule) in tool.not_after.iter().enumerate() {
         let (hit, name) = match rule {
             ArchivedNotAfter::Untrusted => (
                 session.allowed_calls().any(|c| {
@@ -601,7 +726,10 @@ fn order_rule(
             }
         };
         if hit {
-            return Some(format!("not_after {name}"));
+            return Some((
+                format!("not_after {name}"),
+                source::entry_or_tool(body, tool, &tool.spans.not_after, i),
+            ));
         }
     }
     if let Some(limit) = tool.at_most.as_ref()
@@ -612,7 +740,10 @@ fn order_rule(
             .filter(|c| c.tool == call.tool && counts(body, session, c))
             .count();
         if used >= limit.count.to_native() as usize {
-            return Some(format!("at_most {}", limit.count));
+            return Some((
+                format!("at_most {}", limit.count),
+                source::key_or_tool(body, tool, tool.spans.at_most.as_ref()),
+            ));
         }
     }
     None
@@ -688,7 +819,7 @@ fn conditions(
     call: &Call,
     tool: &ArchivedTool,
 ) -> Option<Check> {
-    for check in tool.checks.iter() {
+    for (i, check) in tool.checks.iter().enumerate() {
         let Some(value) = member(&call.arguments, check.argument.as_str()) else {
             continue;
         };
@@ -717,8 +848,13 @@ fn conditions(
             ArchivedCheckOp::OneOf => "one_of",
         };
         let words = format!("{} {op} {described}", check.argument);
+        let place = || source::entry_or_tool(body, tool, &tool.spans.checks, i);
         let Some(operand) = operand else {
-            return Some(Check::refuse("condition_unknown").with("check", Value::String(words)));
+            return Some(
+                Check::refuse("condition_unknown")
+                    .with("check", Value::String(words))
+                    .at(place()),
+            );
         };
         let holds = match check.op {
             ArchivedCheckOp::AtMost => {
@@ -733,7 +869,11 @@ fn conditions(
                 .is_some_and(|items| items.iter().any(|i| json_eq(i, value))),
         };
         if !holds {
-            return Some(Check::refuse("condition_failed").with("check", Value::String(words)));
+            return Some(
+                Check::refuse("condition_failed")
+                    .with("check", Value::String(words))
+                    .at(place()),
+            );
         }
     }
     let host = |key: &str, per: &ArchivedPeriod| -> Option<f64> {
@@ -747,12 +887,21 @@ fn conditions(
         && let Some(per) = limit.per.as_ref()
     {
         let words = format!("at_most {} per {}", limit.count, period_word(per));
+        let place = || source::key_or_tool(body, tool, tool.spans.at_most.as_ref());
         match host("usage", per) {
             None => {
-                return Some(Check::refuse("usage_unknown").with("limit", Value::String(words)));
+                return Some(
+                    Check::refuse("usage_unknown")
+                        .with("limit", Value::String(words))
+                        .at(place()),
+                );
             }
             Some(used) if used >= f64::from(limit.count.to_native()) => {
-                return Some(Check::refuse("limit_reached").with("limit", Value::String(words)));
+                return Some(
+                    Check::refuse("limit_reached")
+                        .with("limit", Value::String(words))
+                        .at(place()),
+                );
             }
             Some(_) => {}
         }
@@ -767,12 +916,21 @@ fn conditions(
         let amount = member(&call.arguments, spend.argument.as_str())
             .and_then(Value::as_f64)
             .unwrap_or(0.0);
+        let place = || source::key_or_tool(body, tool, tool.spans.spend.as_ref());
         match host("spent", &spend.per) {
             None => {
-                return Some(Check::refuse("spend_unknown").with("limit", Value::String(words)));
+                return Some(
+                    Check::refuse("spend_unknown")
+                        .with("limit", Value::String(words))
+                        .at(place()),
+                );
             }
             Some(spent) if spent + amount > spend.at_most.to_native() => {
-                return Some(Check::refuse("spend_exceeded").with("limit", Value::String(words)));
+                return Some(
+                    Check::refuse("spend_exceeded")
+                        .with("limit", Value::String(words))
+                        .at(place()),
+                );
             }
             Some(_) => {}
         }

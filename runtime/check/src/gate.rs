@@ -14,12 +14,21 @@ use crate::value::to_json;
 /// What the gate says about a call.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GateVerdict {
-    /// No rulebook governs the tool, or a path to it holds.
-    Pass,
+    /// No rulebook governs the tool, or a path to it holds (`path`: its index in the gate's
+    /// paths; `None` when no rulebook governs the tool or the sheet's default allows).
+    Pass { path: Option<usize> },
     /// A path to `bot <message>` holds: refuse with the message as the reason.
-    Refuse { reason: String, flow: String },
+    Refuse {
+        reason: String,
+        flow: String,
+        path: usize,
+    },
     /// A path to a question holds: confirm with `gate_clarify`.
-    Ask { question: String, flow: String },
+    Ask {
+        question: String,
+        flow: String,
+        path: usize,
+    },
     /// No path holds: refuse with `no_flow`. `intents` are the person's intents a path needed
     /// and the call did not have (in file order, each once): giving one of them may open a path.
     NoFlow {
@@ -40,10 +49,10 @@ pub struct Scope<'a> {
 pub fn eval_gate(scope: &Scope<'_>, tool: &ArchivedTool, intent: Option<&str>) -> GateVerdict {
     let gate = &tool.gate;
     if !gate.governed {
-        return GateVerdict::Pass;
+        return GateVerdict::Pass { path: None };
     }
     let mut missing: Vec<String> = Vec::new();
-    for path in gate.paths.iter() {
+    for (at, path) in gate.paths.iter().enumerate() {
         if let Some(needed) = path.intent.as_ref()
             && intent != Some(needed.as_str())
         {
@@ -66,19 +75,21 @@ pub fn eval_gate(scope: &Scope<'_>, tool: &ArchivedTool, intent: Option<&str>) -
             continue;
         }
         return match &path.action {
-            ArchivedGateAction::Allow => GateVerdict::Pass,
+            ArchivedGateAction::Allow => GateVerdict::Pass { path: Some(at) },
             ArchivedGateAction::Refuse { message } => GateVerdict::Refuse {
                 reason: message.to_string(),
                 flow: path.flow.to_string(),
+                path: at,
             },
             ArchivedGateAction::Ask { message } => GateVerdict::Ask {
                 question: message.to_string(),
                 flow: path.flow.to_string(),
+                path: at,
             },
         };
     }
     match gate.default.as_ref() {
-        Some(ArchivedGateDefault::Allow) => GateVerdict::Pass,
+        Some(ArchivedGateDefault::Allow) => GateVerdict::Pass { path: None },
         _ => GateVerdict::NoFlow {
             flows: gate.flows.iter().map(|f| f.to_string()).collect(),
             intents: missing,

@@ -17,6 +17,7 @@ pub mod origin;
 pub mod question;
 pub mod schema;
 pub mod session;
+pub mod source;
 pub mod token;
 pub mod trace;
 pub mod value;
