@@ -83,6 +83,18 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "stalwart-analyzer",
         ],
     ),
+    // Scenario files run against the check of the agent each names (compiled by the driver).
+    (
+        "stalwart-scenario",
+        &[
+            "stalwart-agent",
+            "stalwart-diagnostics",
+            "stalwart-driver",
+            "stalwart-record",
+            "stalwart-runtime",
+            "stalwart-router",
+        ],
+    ),
     // Editor features as plain data, over the compiler's façade and the explicit-state proof.
     (
         "stalwart-ide",
@@ -109,6 +121,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "stalwart-diagnostics",
             "stalwart-record",
             "stalwart-runtime",
+            "stalwart-scenario",
             "stalwart-syntax",
         ],
     ),
@@ -140,6 +153,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "stalwart-host",
             "stalwart-store",
             "stalwart-router",
+            "stalwart-scenario",
         ],
     ),
 ];

@@ -15,6 +15,7 @@ use stalwart_driver::{CompileOptions, DiskLoader};
 mod output;
 mod diff;
 mod render;
+mod test;
 mod turns;
 mod verify;
 mod witnesses;
@@ -83,7 +84,7 @@ enum Command {
         advisories: Option<PathBuf>,
         /// Write each finding's witness path into DIR as a scenario of the conformance format
         /// (`<rule>-<subject>.yaml`): the calls it makes and what the tool check must answer
-        /// each, replayed by `stalwart_tests::scenario::run_scenario`.
+        /// each, replayed by `stalwart test`.
         #[arg(long, value_name = "DIR")]
         witnesses: Option<PathBuf>,
     },
@@ -100,6 +101,23 @@ enum Command {
         /// Earlier calls of a session the search tries before each call (the history's depth).
         #[arg(long, default_value_t = stalwart_driver::diff::DEFAULT_DEPTH)]
         depth: u32,
+    },
+    /// Run scenario files against the tool check of the agent each names; exit 1 when a step
+    /// does not answer as expected.
+    Test {
+        /// Scenario files, or folders (every `*.yaml` under them, recursively, sorted). Default:
+        /// the folder `scenarios/`.
+        paths: Vec<PathBuf>,
+        /// How to print the results: text for a person, JSON (`stalwart-test/1`) or JUnit XML.
+        #[arg(long, value_enum, default_value_t = test::TestFormat::Text)]
+        format: test::TestFormat,
+        /// Report which gate paths, flows, conditions, order rules, checks and limits the checks
+        /// exercised, per file and line, and write them as lcov (`coverage.lcov`).
+        #[arg(long)]
+        coverage: bool,
+        /// Write the lcov file here instead of `coverage.lcov` (implies `--coverage`).
+        #[arg(long, value_name = "FILE")]
+        coverage_out: Option<PathBuf>,
     },
     /// The agent graph, findings and witness paths highlighted.
     Graph {
@@ -347,6 +365,12 @@ fn main() -> ExitCode {
                 witnesses,
             },
         ),
+        Command::Test {
+            paths,
+            format,
+            coverage,
+            coverage_out,
+        } => test::run(paths, format, coverage, coverage_out),
         Command::Graph {
             agent,
             format,

@@ -19,6 +19,7 @@ pub mod schema;
 pub mod session;
 pub mod source;
 pub mod token;
+pub mod trace;
 pub mod value;
 
 pub use check::{Call, Check, Env, ReportError, check_tool_call, read, reply, report};
