@@ -30,18 +30,73 @@ mod solver;
 mod tables;
 
 use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
 
 use z3::ast::Bool;
 
 pub use conditions::gate_paths;
 
+use crate::explicit::{self, View, Witness};
 use crate::system::{Answer, Obligation, System};
 use encode::Unrolling;
 use solver::Smt;
+use tables::{Cone, Slice};
 
-/// Answers every obligation of the system.
+/// Answers every obligation of the system within `Bounds::solver_ms`: one search per slice (the
+/// explicit search's view of the obligation, and the cone of state its event reads), and again
+/// with more kept for every witness that does not replay through the real check.
 pub fn solve(sys: &System<'_>) -> BTreeMap<Obligation, Answer> {
-    search::run(sys)
+    let deadline = Instant::now() + Duration::from_millis(u64::from(sys.bounds.solver_ms));
+    let mut answers: BTreeMap<Obligation, Answer> = BTreeMap::new();
+    let mut round: BTreeMap<Slice, Vec<&Obligation>> = BTreeMap::new();
+    for o in &sys.obligations {
+        let slice = Slice {
+            view: View::for_obligation(sys, o),
+            cone: Cone::of(o.rule),
+        };
+        round.entry(slice).or_default().push(o);
+    }
+    while !round.is_empty() {
+        // Witnesses that do not replay are searched again together, per cone, in one view that
+        // keeps what each of their refusals named: one unrolling, not one per view.
+        let mut next: BTreeMap<Cone, (View, Vec<&Obligation>)> = BTreeMap::new();
+        for (slice, wanted) in round {
+            let mut found = search::run(sys, &slice, &wanted, deadline);
+            for o in wanted {
+                let answer = found.remove(o).unwrap_or(Answer::Undecided);
+                let Answer::Reachable(path) = &answer else {
+                    answers.insert(o.clone(), answer);
+                    continue;
+                };
+                match explicit::check_witness(sys, &slice.view, path, o) {
+                    Witness::Replays => {
+                        answers.insert(o.clone(), answer);
+                    }
+                    Witness::Retry(view) => {
+                        let (joined, retry) = next
+                            .entry(slice.cone)
+                            .or_insert_with(|| (View::none(sys), Vec::new()));
+                        joined.join(&view);
+                        retry.push(o);
+                    }
+                    Witness::Undecided => {
+                        answers.insert(o.clone(), Answer::Undecided);
+                    }
+                }
+            }
+        }
+        round = next
+            .into_iter()
+            .map(|(cone, (view, retry))| (Slice { view, cone }, retry))
+            .collect();
+    }
+    sys.obligations
+        .iter()
+        .map(|o| {
+            let answer = answers.get(o).cloned().unwrap_or(Answer::Undecided);
+            (o.clone(), answer)
+        })
+        .collect()
 }
 
 /// The formula of `transitions` steps of the system as SMT-LIB text: the initial states, each
@@ -49,7 +104,7 @@ pub fn solve(sys: &System<'_>) -> BTreeMap<Obligation, Answer> {
 /// event happens at one of those steps. Names are deterministic, so the text is stable.
 pub fn smtlib(sys: &System<'_>, transitions: usize) -> String {
     let smt = Smt::new(0);
-    let (mut unrolling, initial) = Unrolling::new(sys);
+    let (mut unrolling, initial) = Unrolling::new(sys, &Slice::all(sys));
     for c in &initial {
         smt.assert(c);
     }

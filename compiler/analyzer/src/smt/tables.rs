@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use stalwart_graph::{EdgeKind, NodeKind};
 
+use crate::explicit::View;
 use crate::system::System;
 
 /// An edge that only moves.
@@ -25,6 +26,73 @@ pub(super) const RUNS: u8 = 1 << CALL | 1 << UNGUARDED;
 /// Bits to write every value below `n` (at least one).
 fn bits(n: u64) -> u32 {
     (64 - n.saturating_sub(1).leading_zeros()).max(1)
+}
+
+/// The parts of the run's state that only obligations' events read (never the check): a search
+/// encodes those its obligations' events read, and the others stay constants. The check's own
+/// state (the tool bits and counters of the view, the session's mark from outside reads) is
+/// always encoded, so leaving these out changes no path, only what is asked of it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Cone {
+    /// What ran in another agent's session (QG003).
+    pub escapes: bool,
+    /// The run read from outside (QG012, QG021).
+    pub untrusted: bool,
+    /// The run read a confidential tool (QG019).
+    pub confidential: bool,
+    /// The run wrote, and its pending write without an undo (QG105).
+    pub writes: bool,
+    /// The run's last irreversible write (QG013).
+    pub irreversible: bool,
+    /// A model was left in this run (QG017, QG018).
+    pub via_model: bool,
+}
+
+impl Cone {
+    /// Every part: the whole state.
+    pub(crate) fn all() -> Self {
+        Self {
+            escapes: true,
+            untrusted: true,
+            confidential: true,
+            writes: true,
+            irreversible: true,
+            via_model: true,
+        }
+    }
+
+    /// What the event of `rule` reads (`smt::event`).
+    pub(crate) fn of(rule: &str) -> Self {
+        let mut c = Self::default();
+        match rule {
+            "QG003" => c.escapes = true,
+            "QG012" | "QG021" => c.untrusted = true,
+            "QG019" => c.confidential = true,
+            "QG105" => c.writes = true,
+            "QG013" => c.irreversible = true,
+            "QG017" | "QG018" => c.via_model = true,
+            _ => {}
+        }
+        c
+    }
+}
+
+/// What one search encodes: the view of the explicit search (the tool bits and counters the
+/// check keeps; a forgotten one never stops a call) and the cone of its obligations' events.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Slice {
+    pub view: View,
+    pub cone: Cone,
+}
+
+impl Slice {
+    /// The real system, every part of its state encoded.
+    pub(crate) fn all(sys: &System<'_>) -> Self {
+        Self {
+            view: View::all(sys),
+            cone: Cone::all(),
+        }
+    }
 }
 
 /// One edge the encoding can take.
@@ -67,6 +135,10 @@ pub(crate) struct Tables {
     pub transitions: usize,
     /// Which parts of the state some transition can set; the others stay as they start.
     pub(super) settable: Settable,
+    /// Per relevant slot and per counted slot: the view keeps it (the check reads it). A
+    /// forgotten one never stops a call.
+    pub(super) kept_slots: Vec<bool>,
+    pub(super) kept_counts: Vec<bool>,
 }
 
 /// Which parts of the state some transition can set: a part nothing sets is a constant, not a
@@ -77,6 +149,8 @@ pub(super) struct Settable {
     pub(super) escapes: bool,
     /// A tool that reads from outside can run.
     pub(super) taints: bool,
+    /// ... and the run's mark of it is in the cone.
+    pub(super) run_untrusted: bool,
     pub(super) confidential: bool,
     pub(super) wrote: bool,
     pub(super) candidate: bool,
@@ -90,12 +164,13 @@ pub(super) struct Settable {
 }
 
 impl Tables {
-    pub(crate) fn new(sys: &System<'_>) -> Self {
+    pub(crate) fn new(sys: &System<'_>, slice: &Slice) -> Self {
         let nodes = sys.kinds.len();
-        let mut rows = Vec::new();
+        let mut rows: Vec<Row> = Vec::new();
         let mut ranges = Vec::with_capacity(nodes);
         for v in 0..nodes {
             let start = rows.len();
+            let mut seen = std::collections::BTreeSet::new();
             for e in sys.out.get(v).into_iter().flatten() {
                 let to_kind = sys.kinds.get(e.to).copied();
                 let runs = to_kind == Some(NodeKind::Tool)
@@ -113,6 +188,11 @@ impl Tables {
                     EdgeKind::Unguarded if runs => UNGUARDED,
                     _ => MOVE,
                 };
+                // Two edges with the same ends, class and agent are one transition (the graph
+                // has an edge guard → confirm per write); the first one names it.
+                if !seen.insert((e.to, class, e.agent)) {
+                    continue;
+                }
                 rows.push(Row {
                     graph_index: e.index,
                     to: e.to,
@@ -176,26 +256,37 @@ impl Tables {
         };
         let agents_routed: std::collections::BTreeSet<usize> =
             rows.iter().filter_map(|r| r.agent).collect();
+        let cone = slice.cone;
+        let kept_slots: Vec<bool> = (0..sys.relevant_count)
+            .map(|r| slice.view.keeps_slot(r))
+            .collect();
+        let kept_counts: Vec<bool> = (0..sys.counted_count)
+            .map(|c| slice.view.keeps_count(c))
+            .collect();
+        let taints = can(&|f| f.reads_outside);
         let settable = Settable {
-            escapes: agents_routed.len() > 1,
-            taints: can(&|f| f.reads_outside),
-            confidential: can(&|f| f.confidential),
-            wrote: can(&|f| f.write),
-            candidate: can(&|f| {
-                f.write && f.undo_tool.is_none() && !f.undo_none && !f.irreversible
-            }),
-            irreversible: can(&|f| f.write && f.irreversible),
-            via_model: (0..nodes).any(|v| {
-                sys.kinds.get(v) == Some(&NodeKind::Model)
-                    && ranges.get(v).is_some_and(|(lo, hi)| hi > lo)
-            }),
+            escapes: cone.escapes && agents_routed.len() > 1,
+            taints,
+            run_untrusted: cone.untrusted && taints,
+            confidential: cone.confidential && can(&|f| f.confidential),
+            wrote: cone.writes && can(&|f| f.write),
+            candidate: cone.writes
+                && can(&|f| f.write && f.undo_tool.is_none() && !f.undo_none && !f.irreversible),
+            irreversible: cone.irreversible && can(&|f| f.write && f.irreversible),
+            via_model: cone.via_model
+                && (0..nodes).any(|v| {
+                    sys.kinds.get(v) == Some(&NodeKind::Model)
+                        && ranges.get(v).is_some_and(|(lo, hi)| hi > lo)
+                }),
             slots: slot_tool
                 .iter()
-                .map(|&t| runnable.get(t).copied().unwrap_or(false))
+                .zip(kept_slots.iter())
+                .map(|(&t, &kept)| kept && runnable.get(t).copied().unwrap_or(false))
                 .collect(),
             counts: count_tool
                 .iter()
-                .map(|&(t, _)| runnable.get(t).copied().unwrap_or(false))
+                .zip(kept_counts.iter())
+                .map(|(&(t, _), &kept)| kept && runnable.get(t).copied().unwrap_or(false))
                 .collect(),
         };
         let mut tools_by_name: BTreeMap<String, Vec<usize>> = BTreeMap::new();
@@ -235,6 +326,8 @@ impl Tables {
             count_tool,
             transitions: (turns * (depth + 1) - 1) as usize,
             settable,
+            kept_slots,
+            kept_counts,
         }
     }
 
