@@ -168,9 +168,13 @@ fn tag(name: &str) -> String {
 
 impl<'s, 'a> Unrolling<'s, 'a> {
     /// The initial states (any start node, nothing run) and their constraints, for a slice of
-    /// the system.
-    pub(crate) fn new(sys: &'s System<'a>, slice: &Slice) -> (Self, Vec<Bool>) {
-        let tables = Tables::new(sys, slice);
+    /// the system; with `keep`, the tools the obligations name (the others may be merged).
+    pub(crate) fn new(
+        sys: &'s System<'a>,
+        slice: &Slice,
+        keep: Option<&std::collections::BTreeSet<usize>>,
+    ) -> (Self, Vec<Bool>) {
+        let tables = Tables::new(sys, slice, keep);
         let f = || Bool::from_bool(false);
         let node = BV::new_const("node_0", tables.node_bits);
         let none_node = BV::from_u64(tables.nodes as u64, tables.node_bits);

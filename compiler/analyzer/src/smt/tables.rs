@@ -2,7 +2,7 @@
 //! leave, each with its class (what taking it does beyond moving) and agent; the tool nodes of
 //! each tool; the bit widths; and which parts of the state some transition can set.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use stalwart_graph::{EdgeKind, NodeKind};
 
@@ -164,7 +164,9 @@ pub(super) struct Settable {
 }
 
 impl Tables {
-    pub(crate) fn new(sys: &System<'_>, slice: &Slice) -> Self {
+    /// The tables of a slice of the system. With `keep` (the tools the obligations name), tool
+    /// nodes the slice cannot tell apart are one node ([`interchangeable`]).
+    pub(crate) fn new(sys: &System<'_>, slice: &Slice, keep: Option<&BTreeSet<usize>>) -> Self {
         let nodes = sys.kinds.len();
         let mut rows: Vec<Row> = Vec::new();
         let mut ranges = Vec::with_capacity(nodes);
@@ -201,6 +203,29 @@ impl Tables {
                 });
             }
             ranges.push((start, rows.len()));
+        }
+        if let Some(keep) = keep {
+            let dropped = interchangeable(sys, slice, &rows, &ranges, keep);
+            if dropped.iter().any(|&d| d) {
+                let gone = |v: usize| dropped.get(v).copied().unwrap_or(false);
+                let mut kept_rows = Vec::with_capacity(rows.len());
+                let mut kept_ranges = Vec::with_capacity(nodes);
+                for (v, &(lo, hi)) in ranges.iter().enumerate() {
+                    let start = kept_rows.len();
+                    if !gone(v) {
+                        kept_rows.extend(
+                            rows.get(lo..hi)
+                                .into_iter()
+                                .flatten()
+                                .filter(|r| !gone(r.to))
+                                .cloned(),
+                        );
+                    }
+                    kept_ranges.push((start, kept_rows.len()));
+                }
+                rows = kept_rows;
+                ranges = kept_ranges;
+            }
         }
         let mut incoming = vec![0u8; nodes];
         for row in &rows {
@@ -335,4 +360,100 @@ impl Tables {
     pub(super) fn cap(&self, slot: usize) -> u64 {
         self.count_tool.get(slot).map_or(0, |c| c.1)
     }
+}
+
+/// Per node, whether it is a tool node the slice cannot tell from another one that stays: the
+/// same rows in and out (ends, class, agent), and a tool whose run changes the encoded state the
+/// same way and whose check reads the same kept bits and counters, neither named by an
+/// obligation (`keep`), neither with a bit or counter of its own kept. A path through one runs
+/// through the other with the same encoded states and events, so every answer is the same with
+/// only the first of each such class (by node index) left in the tables.
+fn interchangeable(
+    sys: &System<'_>,
+    slice: &Slice,
+    rows: &[Row],
+    ranges: &[(usize, usize)],
+    keep: &BTreeSet<usize>,
+) -> Vec<bool> {
+    let nodes = sys.kinds.len();
+    let mut into: Vec<Vec<(usize, u64, Option<usize>)>> = vec![Vec::new(); nodes];
+    for (v, &(lo, hi)) in ranges.iter().enumerate() {
+        for r in rows.get(lo..hi).into_iter().flatten() {
+            if let Some(list) = into.get_mut(r.to) {
+                list.push((v, r.class, r.agent));
+            }
+        }
+    }
+    let cone = slice.cone;
+    let view = &slice.view;
+    let slot_of = |name: &str| {
+        sys.catalogue
+            .index(name)
+            .map(|i| sys.relevant.get(i).copied().flatten())
+    };
+    let mut dropped = vec![false; nodes];
+    let mut classes: BTreeSet<String> = BTreeSet::new();
+    for v in 0..nodes {
+        if sys.kinds.get(v) != Some(&NodeKind::Tool) {
+            continue;
+        }
+        let Some(t) = sys.node_tool.get(v).copied().flatten() else {
+            continue;
+        };
+        let Some(f) = sys.catalogue.tools.get(t) else {
+            continue;
+        };
+        let own_slot = sys.relevant.get(t).copied().flatten();
+        let own_count = sys.counted.get(t).copied().flatten();
+        if keep.contains(&t)
+            || own_slot.is_some_and(|r| view.keeps_slot(r))
+            || own_count.is_some_and(|c| view.keeps_count(c))
+        {
+            continue;
+        }
+        // What the check reads: a kept bit, a tool outside the catalogue (never ran), or
+        // nothing (a forgotten bit).
+        let reads = |names: &[String]| {
+            let mut out: Vec<String> = names
+                .iter()
+                .filter_map(|a| match slot_of(a) {
+                    None => Some("missing".to_string()),
+                    Some(Some(r)) if view.keeps_slot(r) => Some(r.to_string()),
+                    Some(_) => None,
+                })
+                .collect();
+            out.sort();
+            out.dedup();
+            out
+        };
+        let mut ins = into.get(v).cloned().unwrap_or_default();
+        ins.sort();
+        let mut outs: Vec<(usize, u64, Option<usize>)> = ranges
+            .get(v)
+            .and_then(|&(lo, hi)| rows.get(lo..hi))
+            .into_iter()
+            .flatten()
+            .map(|r| (r.to, r.class, r.agent))
+            .collect();
+        outs.sort();
+        let candidate = f.write && f.undo_tool.is_none() && !f.undo_none && !f.irreversible;
+        let key = format!(
+            "{ins:?}|{outs:?}|{}{}{}{}{}{}{}|{:?}|{:?}",
+            u8::from(f.write),
+            u8::from(f.write && f.undo_tool.is_some()),
+            u8::from(f.reads_outside),
+            u8::from(cone.confidential && f.confidential),
+            u8::from(cone.writes && candidate),
+            u8::from(cone.irreversible && f.write && f.irreversible),
+            u8::from(f.not_after_untrusted),
+            reads(&f.after),
+            reads(&f.not_after),
+        );
+        if !classes.insert(key)
+            && let Some(d) = dropped.get_mut(v)
+        {
+            *d = true;
+        }
+    }
+    dropped
 }
