@@ -1,6 +1,6 @@
 #!/bin/sh
-# Times `stalwart verify` on the shop and on generated agents of 10, 100 and 1,000 tools
-# (BENCHMARKS.md, "Proof"). Not part of .ci/run: the 1,000-tool agent takes minutes.
+# Times `stalwart verify` on the shop and on generated agents of 10, 100, 1,000 and 10,000 tools
+# (BENCHMARKS.md, "Proof"). Not part of .ci/run: the 1,000- and 10,000-tool agents take minutes.
 # Arguments are passed to verify-bench (e.g. --sizes shop,10 --runs 3).
 set -eu
 cd "$(dirname "$0")"

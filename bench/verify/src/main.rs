@@ -2,9 +2,11 @@
 //! and on generated agents, cold (no cache) and answered from the proof cache, and prints a
 //! Markdown table of medians.
 //!
-//! Usage: `verify-bench [--sizes shop,10,100,1000] [--runs N] [--depth D] [--turns T]
+//! Usage: `verify-bench [--sizes shop,10,100,1000,10000] [--runs N] [--depth D] [--turns T]
 //! [--alone explicit,z3]` (`--alone` picks the engines timed alone; `none` times none), or
-//! `verify-bench gen N` to print the generated agent.yaml of `N` tools.
+//! `verify-bench gen N` to print the generated agent.yaml of `N` tools. Each time is the median
+//! of its runs with the fastest and slowest in brackets; agents of 1,000 tools get at most 3 cold
+//! runs, agents of 10,000 one.
 
 mod generate;
 
@@ -27,7 +29,9 @@ struct Args {
 
 fn parse_args() -> Result<Args, String> {
     let mut args = Args {
-        sizes: ["shop", "10", "100", "1000"].map(String::from).to_vec(),
+        sizes: ["shop", "10", "100", "1000", "10000"]
+            .map(String::from)
+            .to_vec(),
         runs: 7,
         depth: 12,
         turns: 3,
@@ -104,6 +108,15 @@ fn median(mut xs: Vec<Duration>) -> Duration {
     xs.get(xs.len() / 2).copied().unwrap_or_default()
 }
 
+/// The median of some runs, with the fastest and slowest when there are several.
+fn spread(xs: &[Duration]) -> String {
+    let m = show(median(xs.to_vec()));
+    match (xs.iter().min(), xs.iter().max()) {
+        (Some(lo), Some(hi)) if xs.len() > 1 => format!("{m} ({}–{})", show(*lo), show(*hi)),
+        _ => m,
+    }
+}
+
 fn show(d: Duration) -> String {
     let s = d.as_secs_f64();
     if s >= 1.0 {
@@ -118,6 +131,8 @@ struct Summary {
     obligations: usize,
     findings: usize,
     undecided: usize,
+    /// Per engine, the obligations it left undecided.
+    by_engine: Vec<(String, usize)>,
     gate: &'static str,
 }
 
@@ -143,6 +158,16 @@ fn run(path: &Path, options: &VerifyOptions) -> Result<(Duration, Summary), Stri
             obligations: proof.verdicts.len(),
             findings: proof.findings.len(),
             undecided: proof.undecided.len(),
+            by_engine: {
+                let mut by: std::collections::BTreeMap<String, usize> = Default::default();
+                for v in &proof.verdicts {
+                    for (engine, verdict) in &v.engines {
+                        *by.entry(engine.clone()).or_default() +=
+                            usize::from(verdict == "undecided");
+                    }
+                }
+                by.into_iter().collect()
+            },
             gate: if proof.gate_passed() {
                 "passed"
             } else {
@@ -180,7 +205,11 @@ fn bench() -> Result<(), String> {
     let engines: Vec<&str> = stalwart_analyzer::ENGINES
         .iter()
         .copied()
-        .filter(|e| args.alone.as_ref().is_none_or(|only| only.iter().any(|o| o == e)))
+        .filter(|e| {
+            args.alone
+                .as_ref()
+                .is_none_or(|only| only.iter().any(|o| o == e))
+        })
         .collect();
     let mut header = String::from("| agent | tools | obligations | findings | undecided | gate |");
     let mut rule = String::from("|---|---:|---:|---:|---:|---|");
@@ -188,18 +217,20 @@ fn bench() -> Result<(), String> {
         header.push_str(&format!(" {e} alone |"));
         rule.push_str("---:|");
     }
-    header.push_str(" all engines, cold | runs | cache hit |");
-    rule.push_str("---:|---:|---:|");
+    header.push_str(" all engines, cold | undecided per engine | runs | cache hit |");
+    rule.push_str("---:|---|---:|---:|");
     println!("{header}\n{rule}");
     for size in &args.sizes {
         let (path, tools) = subject(size)?;
-        // Large agents get fewer cold runs: each may take seconds.
-        let runs = if tools >= 1000 {
+        // Large agents get fewer cold runs: each may take seconds, or minutes.
+        let runs = if tools >= 10_000 {
+            1
+        } else if tools >= 1000 {
             args.runs.min(3)
         } else {
             args.runs
         };
-        let time_cold = |only: Option<&str>| -> Result<(Duration, Summary), String> {
+        let time_cold = |only: Option<&str>| -> Result<(Vec<Duration>, Summary), String> {
             let options = VerifyOptions {
                 bounds,
                 cache: false,
@@ -213,12 +244,12 @@ fn bench() -> Result<(), String> {
                 times.push(took);
                 summary = Some(s);
             }
-            Ok((median(times), summary.ok_or("no run")?))
+            Ok((times, summary.ok_or("no run")?))
         };
         let mut alone = Vec::new();
         for e in &engines {
             let (took, s) = time_cold(Some(e))?;
-            alone.push(format!("{} ({} undecided)", show(took), s.undecided));
+            alone.push(format!("{} ({} undecided)", spread(&took), s.undecided));
         }
         let (cold, s) = time_cold(None)?;
         let warm_options = VerifyOptions {
@@ -232,15 +263,21 @@ fn bench() -> Result<(), String> {
         for _ in 0..args.runs.max(5) {
             hits.push(run(&path, &warm_options)?.0);
         }
+        let by_engine: Vec<String> = s
+            .by_engine
+            .iter()
+            .map(|(e, n)| format!("{e} {n}"))
+            .collect();
         println!(
-            "| {size} | {tools} | {} | {} | {} | {} | {} | {} | {runs} | {} |",
+            "| {size} | {tools} | {} | {} | {} | {} | {} | {} | {} | {runs} | {} |",
             s.obligations,
             s.findings,
             s.undecided,
             s.gate,
             alone.join(" | "),
-            show(cold),
-            show(median(hits)),
+            spread(&cold),
+            by_engine.join(", "),
+            spread(&hits),
         );
         if let Some(dir) = path.parent() {
             let _ = std::fs::remove_dir_all(dir);

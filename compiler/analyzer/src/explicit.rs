@@ -70,7 +70,7 @@ pub struct View {
 
 impl View {
     /// Keeps nothing.
-    fn none(sys: &System<'_>) -> Self {
+    pub(crate) fn none(sys: &System<'_>) -> Self {
         Self {
             slots: vec![0; sys.relevant_count.div_ceil(64)],
             counted: vec![false; sys.counted_count],
@@ -78,18 +78,28 @@ impl View {
     }
 
     /// Keeps everything: the real system.
-    fn all(sys: &System<'_>) -> Self {
+    pub(crate) fn all(sys: &System<'_>) -> Self {
         let mut v = Self::none(sys);
         (0..sys.relevant_count).for_each(|i| set_bit(&mut v.slots, i));
         v.counted.iter_mut().for_each(|c| *c = true);
         v
     }
 
-    fn keeps_slot(&self, slot: usize) -> bool {
+    /// Keeps also what `other` keeps.
+    pub(crate) fn join(&mut self, other: &View) {
+        for (a, b) in self.slots.iter_mut().zip(other.slots.iter()) {
+            *a |= b;
+        }
+        for (a, b) in self.counted.iter_mut().zip(other.counted.iter()) {
+            *a |= b;
+        }
+    }
+
+    pub(crate) fn keeps_slot(&self, slot: usize) -> bool {
         bit(&self.slots, slot)
     }
 
-    fn keeps_count(&self, slot: usize) -> bool {
+    pub(crate) fn keeps_count(&self, slot: usize) -> bool {
         self.counted.get(slot).copied().unwrap_or(false)
     }
 
@@ -125,7 +135,7 @@ impl View {
     }
 
     /// What the event of `o` reads: for QG003, the slots of the tool's `not_after` tools.
-    fn for_obligation(sys: &System<'_>, o: &Obligation) -> Self {
+    pub(crate) fn for_obligation(sys: &System<'_>, o: &Obligation) -> Self {
         let mut v = Self::none(sys);
         if o.rule == "QG003"
             && let Some(t) = sys
@@ -151,7 +161,6 @@ fn slot_of(sys: &System<'_>, name: &str) -> Option<usize> {
 /// from what each obligation's event reads, and again with more kept for every witness that
 /// does not replay (module docs).
 pub fn solve(sys: &System<'_>) -> BTreeMap<Obligation, Answer> {
-    let all = View::all(sys);
     let mut answers: BTreeMap<Obligation, Answer> = BTreeMap::new();
     let mut round: BTreeMap<View, Vec<&Obligation>> = BTreeMap::new();
     for o in &sys.obligations {
@@ -168,24 +177,12 @@ pub fn solve(sys: &System<'_>) -> BTreeMap<Obligation, Answer> {
                     answers.insert(o.clone(), answer);
                     continue;
                 };
-                let refined = match replay_in(sys, &all, path, o) {
-                    Replay::Raised => {
+                match check_witness(sys, &view, path, o) {
+                    Witness::Replays => {
                         answers.insert(o.clone(), answer);
-                        continue;
                     }
-                    Replay::Refused(tool) => {
-                        let mut more = view.clone();
-                        more.keep_check_of(sys, tool).then_some(more)
-                    }
-                    Replay::Other => None,
-                };
-                // A witness that does not replay and names nothing more to keep: the real
-                // system decides, and a witness of the real system that does not replay
-                // through it (which its own search cannot give) is undecided, never a loop.
-                match refined {
-                    Some(more) => next.entry(more).or_default().push(o),
-                    None if view != all => next.entry(all.clone()).or_default().push(o),
-                    None => {
+                    Witness::Retry(more) => next.entry(more).or_default().push(o),
+                    Witness::Undecided => {
                         answers.insert(o.clone(), Answer::Undecided);
                     }
                 }
@@ -200,6 +197,43 @@ pub fn solve(sys: &System<'_>) -> BTreeMap<Obligation, Answer> {
             (o.clone(), answer)
         })
         .collect()
+}
+
+/// What a witness found in a view comes to in the real system.
+pub(crate) enum Witness {
+    /// It replays through the real check and raises the obligation's event.
+    Replays,
+    /// It does not replay: search again in this view, which keeps more.
+    Retry(View),
+    /// It does not replay and the real system was searched: the obligation is undecided.
+    Undecided,
+}
+
+/// Replays a witness found in `view` through the real check; when the check of a tool stopped
+/// it, the view that also keeps what that check reads (module docs).
+pub(crate) fn check_witness(
+    sys: &System<'_>,
+    view: &View,
+    path: &[usize],
+    o: &Obligation,
+) -> Witness {
+    let all = View::all(sys);
+    let refined = match replay_in(sys, &all, path, o) {
+        Replay::Raised => return Witness::Replays,
+        Replay::Refused(tool) => {
+            let mut more = view.clone();
+            more.keep_check_of(sys, tool).then_some(more)
+        }
+        Replay::Other => None,
+    };
+    // A witness that does not replay and names nothing more to keep: the real system decides,
+    // and a witness of the real system that does not replay through it (which its own search
+    // cannot give) is undecided, never a loop.
+    match refined {
+        Some(more) => Witness::Retry(more),
+        None if *view != all => Witness::Retry(all),
+        None => Witness::Undecided,
+    }
 }
 
 /// One breadth-first search in a view, answering `wanted`.

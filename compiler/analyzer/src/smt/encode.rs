@@ -15,7 +15,9 @@
 use stalwart_graph::NodeKind;
 use z3::ast::{BV, Bool};
 
-use super::tables::{CALL, CHANNEL, CLASS_BITS, HANDS_OFF, NEXT_TURN, RUNS, Tables, UNGUARDED};
+use super::tables::{
+    CALL, CHANNEL, CLASS_BITS, HANDS_OFF, NEXT_TURN, RUNS, Slice, Tables, UNGUARDED,
+};
 use crate::system::System;
 
 /// The state after `j` steps.
@@ -165,9 +167,14 @@ fn tag(name: &str) -> String {
 }
 
 impl<'s, 'a> Unrolling<'s, 'a> {
-    /// The initial states (any start node, nothing run) and their constraints.
-    pub(crate) fn new(sys: &'s System<'a>) -> (Self, Vec<Bool>) {
-        let tables = Tables::new(sys);
+    /// The initial states (any start node, nothing run) and their constraints, for a slice of
+    /// the system; with `keep`, the tools the obligations name (the others may be merged).
+    pub(crate) fn new(
+        sys: &'s System<'a>,
+        slice: &Slice,
+        keep: Option<&std::collections::BTreeSet<usize>>,
+    ) -> (Self, Vec<Bool>) {
+        let tables = Tables::new(sys, slice, keep);
         let f = || Bool::from_bool(false);
         let node = BV::new_const("node_0", tables.node_bits);
         let none_node = BV::from_u64(tables.nodes as u64, tables.node_bits);
@@ -269,7 +276,7 @@ impl<'s, 'a> Unrolling<'s, 'a> {
                 .collect(),
             escaped_taint: var(set.escapes && set.taints, format!("escaped_taint_{j}")),
             run_wrote: var(set.wrote, format!("run_wrote_{j}")),
-            run_untrusted: var(set.taints, format!("run_untrusted_{j}")),
+            run_untrusted: var(set.run_untrusted, format!("run_untrusted_{j}")),
             run_confidential: var(set.confidential, format!("run_confidential_{j}")),
             last_irreversible: node_var(set.irreversible, format!("last_irreversible_{j}")),
             pending: node_var(set.candidate, format!("pending_{j}")),
@@ -596,20 +603,32 @@ impl<'s, 'a> Unrolling<'s, 'a> {
             .and_then(|i| self.sys.relevant.get(i).copied().flatten())
     }
 
-    /// The check's order rules and session limit for a tool, over state `s`.
+    /// Whether the view keeps a relevant slot.
+    fn keeps_slot(&self, r: usize) -> bool {
+        self.tables.kept_slots.get(r).copied().unwrap_or(false)
+    }
+
+    /// The check's order rules and session limit for a tool, over state `s`. What the view
+    /// forgets never stops a call (`explicit::check_allows`).
     fn allows(&self, s: &State, tool: usize) -> Bool {
         let Some(f) = self.tool(tool) else {
             return Bool::from_bool(false);
         };
         let mut all = Vec::new();
         for a in &f.after {
-            match self.slot_of(a).and_then(|r| s.session.get(r)) {
-                Some(ran) => all.push(ran.clone()),
+            match self.slot_of(a) {
+                Some(r) if !self.keeps_slot(r) => {}
+                Some(r) => match s.session.get(r) {
+                    Some(ran) => all.push(ran.clone()),
+                    None => return Bool::from_bool(false),
+                },
                 None => return Bool::from_bool(false),
             }
         }
         for a in &f.not_after {
-            if let Some(ran) = self.slot_of(a).and_then(|r| s.session.get(r)) {
+            if let Some(r) = self.slot_of(a).filter(|&r| self.keeps_slot(r))
+                && let Some(ran) = s.session.get(r)
+            {
                 all.push(ran.not());
             }
         }
@@ -617,6 +636,7 @@ impl<'s, 'a> Unrolling<'s, 'a> {
             all.push(s.tainted.not());
         }
         if let (Some(limit), Some(Some(slot))) = (f.at_most_session, self.sys.counted.get(tool))
+            && self.tables.kept_counts.get(*slot).copied().unwrap_or(false)
             && let Some(count) = s.counts.get(*slot)
         {
             // Refused once the count has reached the limit; a count saturates at its cap.

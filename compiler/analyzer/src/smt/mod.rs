@@ -7,6 +7,18 @@
 //! rulebook's gate conditions (QG004, QG010) over integers, reals and booleans with the same
 //! solver code.
 //!
+//! What a search encodes: a *slice* of the system (`tables::Slice`). Its view is the explicit
+//! search's (`explicit::View`): only the tool bits and counters its obligations' events read are
+//! variables, and a check that would read a forgotten one lets the call through; a witness is
+//! kept only when it replays through the real check, and otherwise the obligation is searched
+//! again with what the refusing check reads kept too (all such obligations of a rule and cone
+//! together, in one view). Its cone (`tables::Cone`) is the part of the run's state the obligations' events
+//! read: the rest (the marks only other rules' events read) stays constant. Two edges with the
+//! same ends, class and agent are one transition, and tool nodes the slice cannot tell apart
+//! (other than the tools the obligations name) are one node. Obligations are grouped by rule and
+//! slice, and each group is one search, so a group's unrolling holds only its own obligations'
+//! events.
+//!
 //! How the search answers: transition `j` is taken only when its literal `live_j` holds, so a
 //! path may stop after any transition. A query asks whether an open obligation's event can
 //! happen within a window of transitions. An unsatisfiable window rules every open obligation
@@ -18,7 +30,11 @@
 //! second solver holding one transition from any state, pinned to the model's state at `j`,
 //! closes every other obligation the same path reaches with another last edge. An obligation
 //! still open when every transition the bounds allow (`turns × (depth + 1) − 1`) is ruled out is
-//! unreachable; when the solver gives up or the budget (`Bounds::solver_ms`) runs out, every
+//! unreachable. Two shortcuts close obligations unreachable earlier: one whose event neither
+//! transition 0 nor 1 can raise (every later transition is made as transition 1 is), and, once
+//! fifteen transitions are ruled out, one that induction proves: `k + 1` transitions from any
+//! state (reachable or not) cannot end in its event, for `k` of 1 or 3. When the solver gives up or
+//! the budget (`Bounds::solver_ms`, one deadline for every search of a proof) runs out, every
 //! open obligation is undecided, never unreachable.
 
 mod conditions;
@@ -31,19 +47,118 @@ mod solver;
 mod tables;
 
 use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
 
 use z3::ast::Bool;
 
 pub use conditions::gate_paths;
 pub use diff::gate_diff;
 
+use crate::explicit::{self, View, Witness};
 use crate::system::{Answer, Obligation, System};
 use encode::Unrolling;
 use solver::Smt;
+use tables::{Cone, Slice};
 
-/// Answers every obligation of the system.
+/// The most tool bits and counters a check may read for the search to encode all of them from
+/// the start rather than only the obligation's view.
+const SMALL_CHECK: usize = 16;
+
+/// Answers every obligation of the system within `Bounds::solver_ms`: one search per slice (the
+/// explicit search's view of the obligation, and the cone of state its event reads), and again
+/// with more kept for every witness that does not replay through the real check.
 pub fn solve(sys: &System<'_>) -> BTreeMap<Obligation, Answer> {
-    search::run(sys)
+    let deadline = Instant::now() + Duration::from_millis(u64::from(sys.bounds.solver_ms));
+    let mut answers: BTreeMap<Obligation, Answer> = BTreeMap::new();
+    // One search per rule and slice: a search's obligations are then alike, and one question
+    // (the induction's first, say) can settle all of them at once.
+    let mut round: BTreeMap<(&str, Slice), Vec<&Obligation>> = BTreeMap::new();
+    // A small catalogue's check is cheap to encode whole, and a view there costs more searches
+    // again than it saves.
+    let small = sys.relevant_count + sys.counted_count <= SMALL_CHECK;
+    for o in &sys.obligations {
+        let slice = Slice {
+            view: if small {
+                View::all(sys)
+            } else {
+                View::for_obligation(sys, o)
+            },
+            cone: Cone::of(o.rule),
+        };
+        round.entry((o.rule, slice)).or_default().push(o);
+    }
+    // Searches cut short by their share of the budget, to be run again with what is left once
+    // every other search has had its share.
+    let mut late: Vec<((&str, Slice), Vec<&Obligation>)> = Vec::new();
+    while !round.is_empty() || !late.is_empty() {
+        let last_chance = round.is_empty();
+        let groups: Vec<((&str, Slice), Vec<&Obligation>)> = if last_chance {
+            std::mem::take(&mut late)
+        } else {
+            std::mem::take(&mut round).into_iter().collect()
+        };
+        // Witnesses that do not replay are searched again together, per rule and cone, in one
+        // view that keeps what each of their refusals named: one unrolling, not one per view.
+        let mut next: BTreeMap<(&str, Cone), (View, Vec<&Obligation>)> = BTreeMap::new();
+        let count = groups.len();
+        for (i, ((rule, slice), wanted)) in groups.into_iter().enumerate() {
+            // Each search gets an equal share of what is left, so one hard group does not starve
+            // the others.
+            let now = Instant::now();
+            let share =
+                deadline.saturating_duration_since(now) / u32::try_from(count - i).unwrap_or(1);
+            let final_word = last_chance || now + share >= deadline;
+            let mut found = search::run(sys, &slice, &wanted, now + share);
+            let mut again = Vec::new();
+            for o in wanted {
+                let answer = found.remove(o).unwrap_or(Answer::Undecided);
+                let path = match &answer {
+                    Answer::Reachable(path) => path,
+                    Answer::Undecided if !final_word => {
+                        again.push(o);
+                        continue;
+                    }
+                    _ => {
+                        answers.insert(o.clone(), answer);
+                        continue;
+                    }
+                };
+                match explicit::check_witness(sys, &slice.view, path, o) {
+                    Witness::Replays => {
+                        answers.insert(o.clone(), answer);
+                    }
+                    Witness::Retry(view) => {
+                        let (joined, retry) = next
+                            .entry((rule, slice.cone))
+                            .or_insert_with(|| (View::none(sys), Vec::new()));
+                        joined.join(&view);
+                        retry.push(o);
+                    }
+                    Witness::Undecided => {
+                        answers.insert(o.clone(), Answer::Undecided);
+                    }
+                }
+            }
+            if !again.is_empty() {
+                late.push(((rule, slice), again));
+            }
+        }
+        round = next
+            .into_iter()
+            .map(|((rule, cone), (view, retry))| ((rule, Slice { view, cone }), retry))
+            .collect();
+        if Instant::now() >= deadline {
+            // Nothing more can be decided: what is left is undecided.
+            break;
+        }
+    }
+    sys.obligations
+        .iter()
+        .map(|o| {
+            let answer = answers.get(o).cloned().unwrap_or(Answer::Undecided);
+            (o.clone(), answer)
+        })
+        .collect()
 }
 
 /// The formula of `transitions` steps of the system as SMT-LIB text: the initial states, each
@@ -51,7 +166,7 @@ pub fn solve(sys: &System<'_>) -> BTreeMap<Obligation, Answer> {
 /// event happens at one of those steps. Names are deterministic, so the text is stable.
 pub fn smtlib(sys: &System<'_>, transitions: usize) -> String {
     let smt = Smt::new(0);
-    let (mut unrolling, initial) = Unrolling::new(sys);
+    let (mut unrolling, initial) = Unrolling::new(sys, &Slice::all(sys), None);
     for c in &initial {
         smt.assert(c);
     }

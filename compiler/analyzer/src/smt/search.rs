@@ -3,20 +3,27 @@
 //! (see the module above for why each answer is sound and each witness shortest).
 
 use std::collections::BTreeMap;
+use std::time::Instant;
 
 use z3::ast::Bool;
 
 use super::decode;
 use super::encode::{State, Unrolling, or_false};
 use super::solver::{Outcome, Smt};
+use super::tables::Slice;
 use crate::system::{Answer, Obligation, System};
 
 /// The most transitions one query looks at together.
 const MAX_WINDOW: usize = 8;
 
-/// Answers every obligation of the system.
-pub(super) fn run(sys: &System<'_>) -> BTreeMap<Obligation, Answer> {
-    let mut search = Search::new(sys);
+/// Answers the obligations `wanted` in a slice of the system, giving up at `deadline`.
+pub(super) fn run<'s>(
+    sys: &'s System<'_>,
+    slice: &Slice,
+    wanted: &[&'s Obligation],
+    deadline: Instant,
+) -> BTreeMap<Obligation, Answer> {
+    let mut search = Search::new(sys, slice, wanted, deadline);
     let transitions = search.unrolling.tables.transitions;
     let mut from = 0;
     let mut width = 1;
@@ -25,22 +32,37 @@ pub(super) fn run(sys: &System<'_>) -> BTreeMap<Obligation, Answer> {
             break;
         }
         search.extend();
+        if j == 1 {
+            search.close_eventless();
+            // One cheap question first: whether two transitions from any state can end in any
+            // open event at all.
+            if !search.open.is_empty() && search.induct(1, 1).is_err() {
+                return search.finish(true);
+            }
+        }
         if j + 1 - from < width && j + 1 < transitions {
             continue;
         }
         let terms = search.events(from..j + 1);
-        if terms.is_empty() {
-            from = j + 1;
-            continue;
-        }
-        match search.query(terms) {
-            Outcome::Unsat => {}
-            Outcome::Unknown => return search.finish(true),
-            Outcome::Sat(_) => {
-                for step in from..=j {
-                    if search.close_at(step).is_err() {
-                        return search.finish(true);
+        if !terms.is_empty() {
+            match search.query(terms) {
+                Outcome::Unsat => {}
+                Outcome::Unknown => return search.finish(true),
+                Outcome::Sat(_) => {
+                    for step in from..=j {
+                        if search.close_at(step).is_err() {
+                            return search.finish(true);
+                        }
                     }
+                }
+            }
+        }
+        // Every transition up to `j` is ruled out for what is open.
+        if j + 1 >= INDUCT_AFTER && !search.inducted {
+            search.inducted = true;
+            for k in INDUCTION {
+                if search.open.is_empty() || search.induct(k, INDUCTION_MODELS).is_err() {
+                    break;
                 }
             }
         }
@@ -50,6 +72,14 @@ pub(super) fn run(sys: &System<'_>) -> BTreeMap<Obligation, Answer> {
     }
     search.finish(false)
 }
+
+/// When the search has ruled out this many transitions (past the first run of the bounds the
+/// tests and examples use, where most witnesses are), it tries to prove what is left unreachable
+/// by induction, with these many transitions of history.
+const INDUCT_AFTER: usize = 15;
+const INDUCTION: [usize; 2] = [1, 3];
+/// The most models one induction attempt looks at before it gives up on what is left.
+const INDUCTION_MODELS: usize = 4;
 
 /// The solver, the unrolling so far, and what is answered.
 struct Search<'s, 'a> {
@@ -70,6 +100,8 @@ struct Search<'s, 'a> {
     one: Option<OneStep<'s, 'a>>,
     answers: BTreeMap<Obligation, Answer>,
     open: Vec<&'s Obligation>,
+    /// The search tried induction already.
+    inducted: bool,
 }
 
 /// One transition from any state, in a solver of its own, with a literal per obligation's event.
@@ -141,9 +173,18 @@ fn close_held(
 struct GaveUp;
 
 impl<'s, 'a> Search<'s, 'a> {
-    fn new(sys: &'s System<'a>) -> Self {
-        let smt = Smt::new(sys.bounds.solver_ms);
-        let (unrolling, initial) = Unrolling::new(sys);
+    fn new(
+        sys: &'s System<'a>,
+        slice: &Slice,
+        wanted: &[&'s Obligation],
+        deadline: Instant,
+    ) -> Self {
+        let smt = Smt::until(deadline);
+        let keep: std::collections::BTreeSet<usize> = wanted
+            .iter()
+            .filter_map(|o| sys.catalogue.index(&o.subject))
+            .collect();
+        let (unrolling, initial) = Unrolling::new(sys, slice, Some(&keep));
         for c in &initial {
             smt.assert(c);
         }
@@ -154,14 +195,14 @@ impl<'s, 'a> Search<'s, 'a> {
             queries: 0,
             events: Vec::new(),
             any: Vec::new(),
-            enabled: sys
-                .obligations
+            enabled: wanted
                 .iter()
-                .map(|o| (o, Bool::new_const(format!("open_{}_{}", o.rule, o.subject))))
+                .map(|&o| (o, Bool::new_const(format!("open_{}_{}", o.rule, o.subject))))
                 .collect(),
             one: None,
             answers: BTreeMap::new(),
-            open: sys.obligations.iter().collect(),
+            open: wanted.to_vec(),
+            inducted: false,
         }
     }
 
@@ -198,6 +239,79 @@ impl<'s, 'a> Search<'s, 'a> {
         self.any.push(any);
         self.events.push(events);
         self.live.push(live);
+    }
+
+    /// Closes, unreachable, every open obligation whose event neither transition 0 nor 1 can
+    /// raise: every later transition is made as transition 1 is (from a state of the same
+    /// variables), so none can.
+    fn close_eventless(&mut self) {
+        let (Some(first), Some(second)) = (self.events.first(), self.events.get(1)) else {
+            return;
+        };
+        let never: Vec<&'s Obligation> = self
+            .open
+            .iter()
+            .filter(|o| !first.contains_key(*o) && !second.contains_key(*o))
+            .copied()
+            .collect();
+        for o in never {
+            self.answers.insert(o.clone(), Answer::Unreachable);
+        }
+        let answers = &self.answers;
+        self.open.retain(|o| !answers.contains_key(*o));
+    }
+
+    /// Induction with `k` transitions of history: in a solver of its own, `k + 1` transitions
+    /// from any state (reachable or not), asks whether the last can raise an open obligation's
+    /// event. Where it cannot, no transition `k` or later of a real path can (its `k` before are
+    /// such a history), and the search has ruled out every earlier one: the obligation is
+    /// unreachable. A model names events that can happen after some history; those stay open,
+    /// and the question is asked again of the others, at most `models` times in all.
+    fn induct(&mut self, k: usize, models: usize) -> Result<(), GaveUp> {
+        let smt = self.smt.sibling();
+        let mut unrolling = self.unrolling.unrolling_from_any_state();
+        for _ in 0..=k {
+            let transition = unrolling.extend();
+            for c in transition.taken.iter().chain(transition.defined.iter()) {
+                smt.assert(c);
+            }
+        }
+        let mut candidates: Vec<(&'s Obligation, Bool)> = Vec::new();
+        let mut proved: Vec<&'s Obligation> = Vec::new();
+        for o in &self.open {
+            match unrolling.event(o, k) {
+                Some(e) => candidates.push((*o, e)),
+                None => proved.push(*o),
+            }
+        }
+        for at in 0..models {
+            if candidates.is_empty() {
+                break;
+            }
+            let q = Bool::new_const(format!("induct_{k}_{at}"));
+            let any: Vec<Bool> = candidates.iter().map(|(_, e)| e.clone()).collect();
+            smt.assert(&q.implies(Bool::or(&any)));
+            match smt.check(std::slice::from_ref(&q)) {
+                Outcome::Unsat => {
+                    proved.extend(candidates.drain(..).map(|(o, _)| o));
+                }
+                Outcome::Sat(model) => {
+                    let before = candidates.len();
+                    candidates.retain(|(_, e)| !decode::holds(&model, e));
+                    if candidates.len() == before {
+                        // A model of the disjunction satisfies none of it.
+                        return Err(GaveUp);
+                    }
+                }
+                Outcome::Unknown => return Err(GaveUp),
+            }
+        }
+        for o in proved {
+            self.answers.insert(o.clone(), Answer::Unreachable);
+        }
+        let answers = &self.answers;
+        self.open.retain(|o| !answers.contains_key(*o));
+        Ok(())
     }
 
     /// The open obligations' events at the given transitions, each with its transition live.

@@ -49,7 +49,8 @@ impl Smt {
         Self::until(self.deadline)
     }
 
-    fn until(deadline: Instant) -> Self {
+    /// A solver that answers unknown from `deadline` on.
+    pub(crate) fn until(deadline: Instant) -> Self {
         // Bit-vectors and booleans only: z3 bit-blasts them into its incremental SAT solver.
         let solver = Solver::new_for_logic("QF_BV").unwrap_or_default();
         let smt = Self {

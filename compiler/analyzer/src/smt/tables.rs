@@ -2,10 +2,11 @@
 //! leave, each with its class (what taking it does beyond moving) and agent; the tool nodes of
 //! each tool; the bit widths; and which parts of the state some transition can set.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use stalwart_graph::{EdgeKind, NodeKind};
 
+use crate::explicit::View;
 use crate::system::System;
 
 /// An edge that only moves.
@@ -25,6 +26,73 @@ pub(super) const RUNS: u8 = 1 << CALL | 1 << UNGUARDED;
 /// Bits to write every value below `n` (at least one).
 fn bits(n: u64) -> u32 {
     (64 - n.saturating_sub(1).leading_zeros()).max(1)
+}
+
+/// The parts of the run's state that only obligations' events read (never the check): a search
+/// encodes those its obligations' events read, and the others stay constants. The check's own
+/// state (the tool bits and counters of the view, the session's mark from outside reads) is
+/// always encoded, so leaving these out changes no path, only what is asked of it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Cone {
+    /// What ran in another agent's session (QG003).
+    pub escapes: bool,
+    /// The run read from outside (QG012, QG021).
+    pub untrusted: bool,
+    /// The run read a confidential tool (QG019).
+    pub confidential: bool,
+    /// The run wrote, and its pending write without an undo (QG105).
+    pub writes: bool,
+    /// The run's last irreversible write (QG013).
+    pub irreversible: bool,
+    /// A model was left in this run (QG017, QG018).
+    pub via_model: bool,
+}
+
+impl Cone {
+    /// Every part: the whole state.
+    pub(crate) fn all() -> Self {
+        Self {
+            escapes: true,
+            untrusted: true,
+            confidential: true,
+            writes: true,
+            irreversible: true,
+            via_model: true,
+        }
+    }
+
+    /// What the event of `rule` reads (`smt::event`).
+    pub(crate) fn of(rule: &str) -> Self {
+        let mut c = Self::default();
+        match rule {
+            "QG003" => c.escapes = true,
+            "QG012" | "QG021" => c.untrusted = true,
+            "QG019" => c.confidential = true,
+            "QG105" => c.writes = true,
+            "QG013" => c.irreversible = true,
+            "QG017" | "QG018" => c.via_model = true,
+            _ => {}
+        }
+        c
+    }
+}
+
+/// What one search encodes: the view of the explicit search (the tool bits and counters the
+/// check keeps; a forgotten one never stops a call) and the cone of its obligations' events.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Slice {
+    pub view: View,
+    pub cone: Cone,
+}
+
+impl Slice {
+    /// The real system, every part of its state encoded.
+    pub(crate) fn all(sys: &System<'_>) -> Self {
+        Self {
+            view: View::all(sys),
+            cone: Cone::all(),
+        }
+    }
 }
 
 /// One edge the encoding can take.
@@ -67,6 +135,10 @@ pub(crate) struct Tables {
     pub transitions: usize,
     /// Which parts of the state some transition can set; the others stay as they start.
     pub(super) settable: Settable,
+    /// Per relevant slot and per counted slot: the view keeps it (the check reads it). A
+    /// forgotten one never stops a call.
+    pub(super) kept_slots: Vec<bool>,
+    pub(super) kept_counts: Vec<bool>,
 }
 
 /// Which parts of the state some transition can set: a part nothing sets is a constant, not a
@@ -77,6 +149,8 @@ pub(super) struct Settable {
     pub(super) escapes: bool,
     /// A tool that reads from outside can run.
     pub(super) taints: bool,
+    /// ... and the run's mark of it is in the cone.
+    pub(super) run_untrusted: bool,
     pub(super) confidential: bool,
     pub(super) wrote: bool,
     pub(super) candidate: bool,
@@ -90,12 +164,15 @@ pub(super) struct Settable {
 }
 
 impl Tables {
-    pub(crate) fn new(sys: &System<'_>) -> Self {
+    /// The tables of a slice of the system. With `keep` (the tools the obligations name), tool
+    /// nodes the slice cannot tell apart are one node ([`interchangeable`]).
+    pub(crate) fn new(sys: &System<'_>, slice: &Slice, keep: Option<&BTreeSet<usize>>) -> Self {
         let nodes = sys.kinds.len();
-        let mut rows = Vec::new();
+        let mut rows: Vec<Row> = Vec::new();
         let mut ranges = Vec::with_capacity(nodes);
         for v in 0..nodes {
             let start = rows.len();
+            let mut seen = std::collections::BTreeSet::new();
             for e in sys.out.get(v).into_iter().flatten() {
                 let to_kind = sys.kinds.get(e.to).copied();
                 let runs = to_kind == Some(NodeKind::Tool)
@@ -113,6 +190,11 @@ impl Tables {
                     EdgeKind::Unguarded if runs => UNGUARDED,
                     _ => MOVE,
                 };
+                // Two edges with the same ends, class and agent are one transition (the graph
+                // has an edge guard → confirm per write); the first one names it.
+                if !seen.insert((e.to, class, e.agent)) {
+                    continue;
+                }
                 rows.push(Row {
                     graph_index: e.index,
                     to: e.to,
@@ -121,6 +203,29 @@ impl Tables {
                 });
             }
             ranges.push((start, rows.len()));
+        }
+        if let Some(keep) = keep {
+            let dropped = interchangeable(sys, slice, &rows, &ranges, keep);
+            if dropped.iter().any(|&d| d) {
+                let gone = |v: usize| dropped.get(v).copied().unwrap_or(false);
+                let mut kept_rows = Vec::with_capacity(rows.len());
+                let mut kept_ranges = Vec::with_capacity(nodes);
+                for (v, &(lo, hi)) in ranges.iter().enumerate() {
+                    let start = kept_rows.len();
+                    if !gone(v) {
+                        kept_rows.extend(
+                            rows.get(lo..hi)
+                                .into_iter()
+                                .flatten()
+                                .filter(|r| !gone(r.to))
+                                .cloned(),
+                        );
+                    }
+                    kept_ranges.push((start, kept_rows.len()));
+                }
+                rows = kept_rows;
+                ranges = kept_ranges;
+            }
         }
         let mut incoming = vec![0u8; nodes];
         for row in &rows {
@@ -176,26 +281,37 @@ impl Tables {
         };
         let agents_routed: std::collections::BTreeSet<usize> =
             rows.iter().filter_map(|r| r.agent).collect();
+        let cone = slice.cone;
+        let kept_slots: Vec<bool> = (0..sys.relevant_count)
+            .map(|r| slice.view.keeps_slot(r))
+            .collect();
+        let kept_counts: Vec<bool> = (0..sys.counted_count)
+            .map(|c| slice.view.keeps_count(c))
+            .collect();
+        let taints = can(&|f| f.reads_outside);
         let settable = Settable {
-            escapes: agents_routed.len() > 1,
-            taints: can(&|f| f.reads_outside),
-            confidential: can(&|f| f.confidential),
-            wrote: can(&|f| f.write),
-            candidate: can(&|f| {
-                f.write && f.undo_tool.is_none() && !f.undo_none && !f.irreversible
-            }),
-            irreversible: can(&|f| f.write && f.irreversible),
-            via_model: (0..nodes).any(|v| {
-                sys.kinds.get(v) == Some(&NodeKind::Model)
-                    && ranges.get(v).is_some_and(|(lo, hi)| hi > lo)
-            }),
+            escapes: cone.escapes && agents_routed.len() > 1,
+            taints,
+            run_untrusted: cone.untrusted && taints,
+            confidential: cone.confidential && can(&|f| f.confidential),
+            wrote: cone.writes && can(&|f| f.write),
+            candidate: cone.writes
+                && can(&|f| f.write && f.undo_tool.is_none() && !f.undo_none && !f.irreversible),
+            irreversible: cone.irreversible && can(&|f| f.write && f.irreversible),
+            via_model: cone.via_model
+                && (0..nodes).any(|v| {
+                    sys.kinds.get(v) == Some(&NodeKind::Model)
+                        && ranges.get(v).is_some_and(|(lo, hi)| hi > lo)
+                }),
             slots: slot_tool
                 .iter()
-                .map(|&t| runnable.get(t).copied().unwrap_or(false))
+                .zip(kept_slots.iter())
+                .map(|(&t, &kept)| kept && runnable.get(t).copied().unwrap_or(false))
                 .collect(),
             counts: count_tool
                 .iter()
-                .map(|&(t, _)| runnable.get(t).copied().unwrap_or(false))
+                .zip(kept_counts.iter())
+                .map(|(&(t, _), &kept)| kept && runnable.get(t).copied().unwrap_or(false))
                 .collect(),
         };
         let mut tools_by_name: BTreeMap<String, Vec<usize>> = BTreeMap::new();
@@ -235,6 +351,8 @@ impl Tables {
             count_tool,
             transitions: (turns * (depth + 1) - 1) as usize,
             settable,
+            kept_slots,
+            kept_counts,
         }
     }
 
@@ -242,4 +360,100 @@ impl Tables {
     pub(super) fn cap(&self, slot: usize) -> u64 {
         self.count_tool.get(slot).map_or(0, |c| c.1)
     }
+}
+
+/// Per node, whether it is a tool node the slice cannot tell from another one that stays: the
+/// same rows in and out (ends, class, agent), and a tool whose run changes the encoded state the
+/// same way and whose check reads the same kept bits and counters, neither named by an
+/// obligation (`keep`), neither with a bit or counter of its own kept. A path through one runs
+/// through the other with the same encoded states and events, so every answer is the same with
+/// only the first of each such class (by node index) left in the tables.
+fn interchangeable(
+    sys: &System<'_>,
+    slice: &Slice,
+    rows: &[Row],
+    ranges: &[(usize, usize)],
+    keep: &BTreeSet<usize>,
+) -> Vec<bool> {
+    let nodes = sys.kinds.len();
+    let mut into: Vec<Vec<(usize, u64, Option<usize>)>> = vec![Vec::new(); nodes];
+    for (v, &(lo, hi)) in ranges.iter().enumerate() {
+        for r in rows.get(lo..hi).into_iter().flatten() {
+            if let Some(list) = into.get_mut(r.to) {
+                list.push((v, r.class, r.agent));
+            }
+        }
+    }
+    let cone = slice.cone;
+    let view = &slice.view;
+    let slot_of = |name: &str| {
+        sys.catalogue
+            .index(name)
+            .map(|i| sys.relevant.get(i).copied().flatten())
+    };
+    let mut dropped = vec![false; nodes];
+    let mut classes: BTreeSet<String> = BTreeSet::new();
+    for v in 0..nodes {
+        if sys.kinds.get(v) != Some(&NodeKind::Tool) {
+            continue;
+        }
+        let Some(t) = sys.node_tool.get(v).copied().flatten() else {
+            continue;
+        };
+        let Some(f) = sys.catalogue.tools.get(t) else {
+            continue;
+        };
+        let own_slot = sys.relevant.get(t).copied().flatten();
+        let own_count = sys.counted.get(t).copied().flatten();
+        if keep.contains(&t)
+            || own_slot.is_some_and(|r| view.keeps_slot(r))
+            || own_count.is_some_and(|c| view.keeps_count(c))
+        {
+            continue;
+        }
+        // What the check reads: a kept bit, a tool outside the catalogue (never ran), or
+        // nothing (a forgotten bit).
+        let reads = |names: &[String]| {
+            let mut out: Vec<String> = names
+                .iter()
+                .filter_map(|a| match slot_of(a) {
+                    None => Some("missing".to_string()),
+                    Some(Some(r)) if view.keeps_slot(r) => Some(r.to_string()),
+                    Some(_) => None,
+                })
+                .collect();
+            out.sort();
+            out.dedup();
+            out
+        };
+        let mut ins = into.get(v).cloned().unwrap_or_default();
+        ins.sort();
+        let mut outs: Vec<(usize, u64, Option<usize>)> = ranges
+            .get(v)
+            .and_then(|&(lo, hi)| rows.get(lo..hi))
+            .into_iter()
+            .flatten()
+            .map(|r| (r.to, r.class, r.agent))
+            .collect();
+        outs.sort();
+        let candidate = f.write && f.undo_tool.is_none() && !f.undo_none && !f.irreversible;
+        let key = format!(
+            "{ins:?}|{outs:?}|{}{}{}{}{}{}{}|{:?}|{:?}",
+            u8::from(f.write),
+            u8::from(f.write && f.undo_tool.is_some()),
+            u8::from(f.reads_outside),
+            u8::from(cone.confidential && f.confidential),
+            u8::from(cone.writes && candidate),
+            u8::from(cone.irreversible && f.write && f.irreversible),
+            u8::from(f.not_after_untrusted),
+            reads(&f.after),
+            reads(&f.not_after),
+        );
+        if !classes.insert(key)
+            && let Some(d) = dropped.get_mut(v)
+        {
+            *d = true;
+        }
+    }
+    dropped
 }
