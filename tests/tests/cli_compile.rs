@@ -331,3 +331,33 @@ fn a_missing_tool_module_is_one_error_not_one_per_tool() {
         "{err}"
     );
 }
+
+#[test]
+fn an_agent_named_two_folders_up_compiles_as_by_its_full_path() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_tree(&shop(), &tmp.path().join("shop"));
+    let deep = tmp.path().join("a").join("b");
+    std::fs::create_dir_all(&deep).unwrap();
+    let by_parents = run(&deep, &["compile", "../../shop/agent.yaml", "-o", "out"]);
+    assert_eq!(
+        by_parents.status.code(),
+        Some(0),
+        "stderr: {}",
+        stderr(&by_parents)
+    );
+    let full = tmp.path().join("shop").join("agent.yaml");
+    let by_full = run(
+        tmp.path(),
+        &["compile", full.to_str().unwrap(), "-o", "out"],
+    );
+    assert_eq!(
+        by_full.status.code(),
+        Some(0),
+        "stderr: {}",
+        stderr(&by_full)
+    );
+    assert_eq!(
+        std::fs::read(deep.join("out").join("record.bin")).unwrap(),
+        std::fs::read(tmp.path().join("out").join("record.bin")).unwrap()
+    );
+}

@@ -409,15 +409,44 @@ pub fn normalize(path: &Path) -> PathBuf {
     for c in path.components() {
         match c {
             Component::CurDir => {}
-            Component::ParentDir => {
-                if !out.pop() {
-                    out.push("..");
+            // `..` climbs over a name kept before it; at the start, above the root of a
+            // relative path or after another `..`, it stays.
+            Component::ParentDir => match out.components().next_back() {
+                Some(Component::Normal(_)) => {
+                    out.pop();
                 }
-            }
+                Some(Component::RootDir | Component::Prefix(_)) => {}
+                _ => out.push(".."),
+            },
             other => out.push(other.as_os_str()),
         }
     }
     out
+}
+
+#[cfg(test)]
+mod normalize_tests {
+    use super::normalize;
+    use std::path::{Path, PathBuf};
+
+    #[test]
+    fn parent_folders_climb_names_and_stay_when_nothing_is_left_to_climb() {
+        let cases = [
+            (
+                "../../examples/shop/agent.yaml",
+                "../../examples/shop/agent.yaml",
+            ),
+            ("../../../x/agent.yaml", "../../../x/agent.yaml"),
+            ("a/b/../../../c", "../c"),
+            ("a/./b/../c", "a/c"),
+            ("/../a", "/a"),
+            ("/a/b/../../c", "/c"),
+            ("./a", "a"),
+        ];
+        for (path, want) in cases {
+            assert_eq!(normalize(Path::new(path)), PathBuf::from(want), "{path}");
+        }
+    }
 }
 
 fn relative_to(path: &Path, root: &Path) -> String {
