@@ -424,6 +424,14 @@ pub fn normalize(path: &Path) -> PathBuf {
     out
 }
 
+fn relative_to(path: &Path, root: &Path) -> String {
+    let rel = path
+        .strip_prefix(root)
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|_| path.to_path_buf());
+    rel.to_string_lossy().replace('\\', "/")
+}
+
 #[cfg(test)]
 mod normalize_tests {
     use super::normalize;
@@ -447,12 +455,4 @@ mod normalize_tests {
             assert_eq!(normalize(Path::new(path)), PathBuf::from(want), "{path}");
         }
     }
-}
-
-fn relative_to(path: &Path, root: &Path) -> String {
-    let rel = path
-        .strip_prefix(root)
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|_| path.to_path_buf());
-    rel.to_string_lossy().replace('\\', "/")
 }
