@@ -1,6 +1,7 @@
 -- Stalwart in Neovim 0.7 and later: rulebooks and agent descriptions get their filetypes, and
 -- `stalwart lsp` serves them (diagnostics as you type, go to definition, references, hover,
--- completion, rename, code actions, proof findings on save).
+-- completion, rename, code actions, proof findings on save), and scenario files (a hover on a step
+-- shows what the check answers there and where it was decided).
 --
 -- Put this file on your 'runtimepath' as lua/stalwart.lua (or anywhere on package.path) and call
 --
@@ -25,6 +26,23 @@ local function matches(name, patterns)
     end
   end
   return false
+end
+
+-- A scenario file (docs/scenarios.md): YAML whose top level has `steps:` and names `agent:` or
+-- `record:`; the server runs it for hovers and diagnostics.
+local function is_scenario(name, buf)
+  if not (name:match('%.ya?ml$')) then
+    return false
+  end
+  local steps, agent = false, false
+  for _, line in ipairs(vim.api.nvim_buf_get_lines(buf, 0, 400, false)) do
+    if line:match('^steps:') then
+      steps = true
+    elseif line:match('^agent:') or line:match('^record:') then
+      agent = true
+    end
+  end
+  return steps and agent
 end
 
 local function default_root(path)
@@ -81,7 +99,7 @@ function M.setup(opts)
       if matches(name, RULEBOOK) then
         vim.bo[args.buf].filetype = 'colang'
       end
-      if matches(name, SERVED) then
+      if matches(name, SERVED) or is_scenario(name, args.buf) then
         attach(opts, args.buf)
       end
     end,

@@ -79,7 +79,7 @@ pub fn location(
     end: u32,
     enc: Encoding,
 ) -> Option<Location> {
-    let text = host.text(path)?;
+    let text = host.text_or_disk(path)?;
     let index = LineIndex::new(&text);
     Some(Location {
         uri: crate::uri::from_path(path),

@@ -74,12 +74,22 @@ fn definition(server: &Server, p: GotoDefinitionParams) -> Answer {
     let Some((path, offset)) = at(server, &text_document, position) else {
         return Ok(Value::Null);
     };
-    let found: Vec<Location> = server
+    let mut found: Vec<Location> = server
         .host
         .definition(&path, offset)
         .iter()
         .filter_map(|r| location(server, r))
         .collect();
+    if found.is_empty()
+        && let Some(answer) = server.host.scenario_answer(&path, offset)
+    {
+        // A scenario's step: where its answer was decided.
+        found = answer
+            .sources
+            .iter()
+            .filter_map(|r| location(server, r))
+            .collect();
+    }
     if found.is_empty() {
         return Ok(Value::Null);
     }
@@ -114,6 +124,13 @@ fn hover(server: &Server, p: HoverParams) -> Answer {
             .as_ref()
             .and_then(|r| location(server, r))
             .map(|l| l.range);
+    }
+    // A scenario's step: what the check answers there, and where it was decided.
+    if parts.is_empty()
+        && let Some(answer) = server.host.scenario_answer(&path, offset)
+    {
+        parts.push(answer.markdown);
+        range = location(server, &answer.range).map(|l| l.range);
     }
     // A proof finding under the cursor: its rule's page.
     for d in server.proof_diagnostics(&path) {

@@ -107,6 +107,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "stalwart-graph",
             "stalwart-driver",
             "stalwart-analyzer",
+            "stalwart-scenario",
         ],
     ),
     // The only crate that speaks LSP.

@@ -141,6 +141,22 @@ pub fn compile_agent(
     }
 }
 
+/// The record of agent.yaml loaded in `db`, in memory, as `stalwart compile` would write it: for
+/// an editor, which runs scenarios against its buffers. `Err` when the agent has an error (the
+/// first one's message) or the record does not encode.
+pub fn agent_record(db: &Database, file: SourceFile) -> Result<stalwart_record::Record, String> {
+    if let Some(e) = agent_diagnostics(db, file)
+        .into_iter()
+        .find(Diagnostic::is_error)
+    {
+        return Err(format!("{}: {}", e.code.id, e.message));
+    }
+    let lowered = stalwart_lower::lower_agent_file(db, file);
+    let bytes = stalwart_record::encode(&lowered.body, COMPILER_VERSION)
+        .map_err(|e| format!("cannot encode the record: {e}"))?;
+    stalwart_record::Record::from_bytes(&bytes).map_err(|e| e.to_string())
+}
+
 /// Every diagnostic `stalwart compile` gives agent.yaml (loaded in `db`) and what it names: the
 /// analysis, then, when it found no error, the lowering's; sorted. The language server publishes
 /// the same list.

@@ -307,6 +307,17 @@ impl AnalysisHost {
             self.add_agent(&path);
             return true;
         }
+        // A scenario file: the agent it names is analysed (its diagnostics shown, its buffers
+        // used when a step is hovered).
+        if let Some(text) = self.loader.current(&path)
+            && let Some(stalwart_scenario::NamedAgent::Agent(agent)) =
+                stalwart_scenario::named_agent(&path, &text)
+            && (self.loader.current(&agent).is_some() || agent.is_file())
+        {
+            let before = self.projects.len();
+            self.add_agent(&agent);
+            return self.projects.len() != before;
+        }
         if !is_rule_file(&path) {
             return false;
         }
@@ -443,6 +454,10 @@ impl AnalysisHost {
                     }
                 }
             }
+        }
+        // Open scenario files: why one does not run, or which of its steps answered otherwise.
+        for (path, list) in self.scenario_diagnostics() {
+            out.entry(path).or_default().extend(list);
         }
         for path in self.loader.oversized() {
             if let Some(list) = out.get_mut(&path) {

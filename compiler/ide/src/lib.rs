@@ -3,9 +3,10 @@
 //! [`AnalysisHost`] holds one long-lived salsa database per project (agent.yaml and what it
 //! names, or a rulebook no agent names), fed by open buffers over the disk ([`WorkspaceLoader`]).
 //! Every feature answers in byte offsets and paths: diagnostics (the very list `stalwart compile`
-//! gives), definition, references, rename, hover, completion, document symbols, fixes, and the
-//! proof's findings (`proof`: the explicit-state engine, cached by the proof's key). Positions in
-//! UTF-16 or lines exist only in the `stalwart-lsp` crate.
+//! gives), definition, references, rename, hover, completion, document symbols, fixes, the
+//! proof's findings (`proof`: the explicit-state engine, cached by the proof's key), and what a
+//! scenario file's steps answer (`scenario`). Positions in UTF-16 or lines exist only in the
+//! `stalwart-lsp` crate.
 
 pub mod complete;
 pub mod docs;
@@ -15,6 +16,7 @@ pub mod hover;
 pub mod loader;
 pub mod navigate;
 pub mod proof;
+pub mod scenario;
 pub mod symbols;
 pub mod yaml;
 
@@ -29,6 +31,7 @@ pub use hover::Hover;
 pub use loader::{MAX_ANALYSED_BYTES, WorkspaceLoader};
 pub use navigate::NameAt;
 pub use proof::{ProofCache, ProofOutcome, ProofRequest, run_proof};
+pub use scenario::ScenarioAnswer;
 pub use stalwart_diagnostics::Severity;
 pub use stalwart_driver::database::{LoadProblem, Text, normalize};
 

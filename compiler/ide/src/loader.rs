@@ -63,6 +63,16 @@ impl WorkspaceLoader {
             .unwrap_or(false)
     }
 
+    /// The paths of the open buffers, sorted.
+    pub fn open_paths(&self) -> Vec<PathBuf> {
+        let Ok(state) = self.state.read() else {
+            return Vec::new();
+        };
+        let mut paths: Vec<PathBuf> = state.buffers.keys().cloned().collect();
+        paths.sort();
+        paths
+    }
+
     /// Opens or edits a buffer.
     pub fn set_buffer(&self, path: &Path, text: String) {
         if let Ok(mut state) = self.state.write() {

@@ -33,3 +33,9 @@ pub const BAD_VALUE: Code = Code {
     id: "E0605",
     slug: "scenario-bad-value",
 };
+/// A step answered otherwise than it expects (the language server's diagnostic on an open
+/// scenario; `stalwart test` reports the same as a failed step).
+pub const STEP_FAILED: Code = Code {
+    id: "E0606",
+    slug: "scenario-step-failed",
+};

@@ -197,6 +197,29 @@ pub fn looks_like_scenario(path: &Path) -> bool {
     parsed.value.is_some_and(|v| v.get("steps").is_some())
 }
 
+/// What a scenario names to run against.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NamedAgent {
+    /// `agent:` — an agent.yaml to compile (normalised, relative to the scenario's folder).
+    Agent(PathBuf),
+    /// `record:` — a record folder.
+    Record(PathBuf),
+}
+
+/// The agent a scenario's text names, when the text is a scenario (a mapping with `steps:`) and
+/// names one; `path` is the scenario's own.
+pub fn named_agent(path: &Path, text: &str) -> Option<NamedAgent> {
+    let parsed = stalwart_agent::parse_yaml_value(stalwart_diagnostics::FileId(0), text);
+    let doc = parsed.value?;
+    doc.get("steps")?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    if let Some(agent) = doc.get("agent").and_then(Value::as_str) {
+        return Some(NamedAgent::Agent(normalize(&dir.join(agent))));
+    }
+    let record = doc.get("record").and_then(Value::as_str)?;
+    Some(NamedAgent::Record(normalize(&dir.join(record))))
+}
+
 /// Runs one scenario file on its own (the conformance tests' entry): `Ok` with the number of
 /// steps, or `Err` with every step that did not answer as expected, one a line.
 pub fn run_scenario(path: &Path) -> Result<usize, String> {

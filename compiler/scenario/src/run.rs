@@ -45,22 +45,29 @@ impl Runner {
 
     /// Runs one scenario file.
     pub fn run(&mut self, path: &Path) -> Result<ScenarioResult, ScenarioError> {
-        let name = path.display().to_string();
-        let mut files = Files::new();
-        let text = match std::fs::read_to_string(path) {
-            Ok(t) => t,
+        match std::fs::read_to_string(path) {
+            Ok(text) => self.run_text(path, &text),
             Err(e) => {
+                let name = path.display().to_string();
+                let mut files = Files::new();
                 files.insert(FILE, &name, "");
-                return Err(error(
+                Err(error(
                     files,
                     codes::UNREADABLE,
                     Span::default(),
                     format!("cannot read `{name}`: {e}"),
-                ));
+                ))
             }
-        };
-        files.insert(FILE, &name, text.as_str());
-        let parsed = stalwart_agent::parse_yaml_node(FILE, &text);
+        }
+    }
+
+    /// Runs a scenario whose text is given (an editor's buffer); `path` places it (the agent it
+    /// names is relative to its folder).
+    pub fn run_text(&mut self, path: &Path, text: &str) -> Result<ScenarioResult, ScenarioError> {
+        let name = path.display().to_string();
+        let mut files = Files::new();
+        files.insert(FILE, &name, text);
+        let parsed = stalwart_agent::parse_yaml_node(FILE, text);
         if let Some(d) = parsed.diagnostics.iter().find(|d| d.is_error()) {
             let message = format!("not a YAML scenario: {}", d.message);
             return Err(error(files, codes::NOT_YAML, d.primary.span, message));
@@ -86,6 +93,19 @@ impl Runner {
             agent: loaded.agent.clone(),
             steps,
         })
+    }
+
+    /// Runs the scenarios that name `agent` (an agent.yaml, as [`named_agent`] gives it) against
+    /// `record` rather than compiling it from the disk: an editor compiles it from its buffers.
+    pub fn preload(&mut self, agent: &Path, record: Record) {
+        let agent = normalize(agent);
+        let root = agent.parent().map(Path::to_path_buf).unwrap_or_default();
+        let loaded = Rc::new(Loaded {
+            record,
+            agent: agent.clone(),
+            root,
+        });
+        self.loaded.insert(agent, loaded);
     }
 
     /// The agents compiled so far, with the folder their sources are relative to.

@@ -1,6 +1,7 @@
 // The editor scenario from node, on vscode-languageserver-protocol (the protocol library the
 // VS Code client is built on): open a broken .co and agent.yaml, read the diagnostics, fix the file
-// with an edit, read the cleared set, ask for definitions across files. Prints what it saw as
+// with an edit, read the cleared set, ask for definitions across files, hover on a scenario's
+// decision. Prints what it saw as
 // JSON (tests/lsp/run compares it with tests/lsp/expected.json, as it does Neovim's).
 //
 //   node test/lsp-scenario.js STALWART_BIN WORKSPACE
@@ -97,6 +98,25 @@ async function main() {
     'agent.yaml:4:26': await definition('agent.yaml', 4, 26),
     'policy.co:7:15': await definition('policy.co', 7, 15),
     'policy.co:5:8': await definition('policy.co', 5, 8),
+  };
+  // A scenario file: a hover on its `decision:` says what the check answers (the rulebook's
+  // buffer as fixed above) and where it was decided; go to definition goes there.
+  const scenario = 'refunds.scenario.yaml';
+  await connection.sendNotification(rpc.DidOpenTextDocumentNotification.type, {
+    textDocument: {
+      uri: uri(scenario),
+      languageId: 'yaml',
+      version: 1,
+      text: fs.readFileSync(path.join(workspace, scenario), 'utf8'),
+    },
+  });
+  const hover = await connection.sendRequest(rpc.HoverRequest.type, {
+    textDocument: { uri: uri(scenario) },
+    position: { line: 9, character: 8 },
+  });
+  transcript.scenario = {
+    hover: hover ? hover.contents.value.split('\n\n').slice(0, 3) : [],
+    definition: await definition(scenario, 9, 8),
   };
   await connection.sendRequest(rpc.ShutdownRequest.type);
   await connection.sendNotification(rpc.ExitNotification.type);

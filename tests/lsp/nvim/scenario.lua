@@ -1,6 +1,7 @@
 -- The editor scenario in headless Neovim, through editors/nvim/stalwart.lua and `stalwart lsp`:
 -- open a broken .co and agent.yaml, read the diagnostics, fix the file with an edit, read the
--- cleared set, ask for definitions across files. Writes what it saw as JSON to $STALWART_OUT
+-- cleared set, ask for definitions across files, hover on a scenario's decision. Writes what it
+-- saw as JSON to $STALWART_OUT
 -- (tests/lsp/run compares it with tests/lsp/expected.json); exits 1 on a timeout.
 --
 --   STALWART_REPO=… STALWART_BIN=… STALWART_WORKSPACE=… STALWART_OUT=… \
@@ -96,6 +97,26 @@ transcript.definitions = {
   ['policy.co:7:15'] = definition(policy, 7, 15),
   ['policy.co:5:8'] = definition(policy, 5, 8),
 }
+
+-- A scenario file: a hover on its `decision:` says what the check answers (the rulebook's buffer
+-- as fixed above) and where it was decided; go to definition goes there.
+vim.cmd('edit ' .. ws .. '/refunds.scenario.yaml')
+local scenario = vim.api.nvim_get_current_buf()
+if not vim.wait(TIMEOUT, function() return #vim.lsp.get_active_clients({ bufnr = scenario }) > 0 end, 20) then
+  fail('the scenario file was not attached')
+end
+local hover = {}
+local answers = vim.lsp.buf_request_sync(scenario, 'textDocument/hover', {
+  textDocument = { uri = vim.uri_from_bufnr(scenario) },
+  position = { line = 9, character = 8 },
+}, TIMEOUT)
+for _, a in pairs(answers or {}) do
+  if a.result then
+    local parts = vim.split(a.result.contents.value, '\n\n', { plain = true })
+    hover = { parts[1], parts[2], parts[3] }
+  end
+end
+transcript.scenario = { hover = hover, definition = definition(scenario, 9, 8) }
 
 local file = io.open(out, 'w')
 file:write(vim.fn.json_encode(transcript))
