@@ -302,10 +302,11 @@ fn the_text_report_says_each_tool_and_the_depth() {
 }
 
 #[test]
-fn a_change_no_call_tried_shows_is_undecided_never_no_difference() {
-    // get_order's `order_id` pattern widened from `^A[0-9]+$` to `^[AB][0-9]+$`: the calls tried
-    // give no order id starting with B, so neither get_order nor refund_card (whose order rule
-    // names get_order) is said to have no difference.
+fn a_widened_pattern_is_found_by_z3_and_what_no_call_shows_is_undecided() {
+    // get_order's `order_id` pattern widened from `^A[0-9]+$` to `^[AB][0-9]+$`: z3 finds an order
+    // id only the new pattern accepts, and that call decides differently. refund_card's order
+    // rule names get_order, but no history tried calls get_order with such an id: refund_card is
+    // undecided, never "no difference".
     let (code, report) = diff("pattern_old", "pattern_new");
     assert_eq!(code, 1, "{report:#}");
     assert_eq!(
@@ -313,13 +314,29 @@ fn a_change_no_call_tried_shows_is_undecided_never_no_difference() {
         [
             ("cancel_order".to_string(), "same".to_string()),
             ("charge_card".to_string(), "same".to_string()),
-            ("get_order".to_string(), "undecided".to_string()),
+            ("get_order".to_string(), "differs".to_string()),
             ("refund_card".to_string(), "undecided".to_string()),
         ]
     );
-    let why = tool(&report, "get_order")["why"].as_str().unwrap();
+    let e = replayed_difference("pattern_old", "pattern_new", &report, "get_order");
+    let id = e["call"]["arguments"]["order_id"].as_str().unwrap();
+    let old = regex_lite::Regex::new("^A[0-9]+$").unwrap();
+    let new = regex_lite::Regex::new("^[AB][0-9]+$").unwrap();
+    assert!(new.is_match(id) && !old.is_match(id), "{id:?}");
+    assert_eq!(
+        e["old"]["reasons"],
+        serde_json::json!(["argument_schema"]),
+        "{e:#}"
+    );
+    assert_ne!(
+        e["new"]["reasons"],
+        serde_json::json!(["argument_schema"]),
+        "{e:#}"
+    );
+    let why = tool(&report, "refund_card")["why"].as_str().unwrap();
     assert!(why.contains("up to depth 3"), "{why}");
-    assert_eq!(report["summary"]["undecided"], 2);
+    assert_eq!(report["summary"]["undecided"], 1);
+    assert_eq!(report["summary"]["differ"], 1);
 }
 
 #[test]

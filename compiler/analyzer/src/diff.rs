@@ -652,6 +652,75 @@ pub fn argument_values(body: &RecordBody, tool: &Tool) -> Vec<(String, Vec<Optio
     out
 }
 
+/// Strings on which the `pattern`s of an argument's two schemas disagree, found by z3 within
+/// both schemas' lengths (see `smt::pattern_witnesses`): for each top-level argument whose
+/// pattern differs between `old` (a tool of `old_body`) and `new`.
+#[cfg(feature = "z3")]
+pub fn pattern_values(
+    old_body: &RecordBody,
+    old: &Tool,
+    new_body: &RecordBody,
+    new: &Tool,
+) -> Vec<(String, JsonValue)> {
+    let props = |body: &'_ RecordBody, tool: &Tool| -> Vec<(String, SchemaNode)> {
+        tool.arguments
+            .and_then(|s| body.schema_nodes.get(s as usize))
+            .map(|n| {
+                n.properties
+                    .iter()
+                    .filter_map(|(k, i)| {
+                        Some((k.clone(), body.schema_nodes.get(*i as usize)?.clone()))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let (a, b) = (props(old_body, old), props(new_body, new));
+    let mut out = Vec::new();
+    for (name, x) in &a {
+        let Some((_, y)) = b.iter().find(|(n, _)| n == name) else {
+            continue;
+        };
+        if x.pattern == y.pattern {
+            continue;
+        }
+        let lengths = crate::smt::Lengths {
+            min: x.min_length.unwrap_or(0).max(y.min_length.unwrap_or(0)),
+            max: match (x.max_length, y.max_length) {
+                (Some(p), Some(q)) => Some(p.min(q)),
+                (p, q) => p.or(q),
+            },
+        };
+        let mut found =
+            crate::smt::pattern_witnesses(x.pattern.as_deref(), y.pattern.as_deref(), lengths);
+        if found.is_empty() {
+            // Outside the lengths both allow: a string one schema's length refuses anyway.
+            found = crate::smt::pattern_witnesses(
+                x.pattern.as_deref(),
+                y.pattern.as_deref(),
+                crate::smt::Lengths::default(),
+            );
+        }
+        out.extend(
+            found
+                .into_iter()
+                .map(|s| (name.clone(), JsonValue::String(s))),
+        );
+    }
+    out
+}
+
+/// Without z3, no string is offered.
+#[cfg(not(feature = "z3"))]
+pub fn pattern_values(
+    _: &RecordBody,
+    _: &Tool,
+    _: &RecordBody,
+    _: &Tool,
+) -> Vec<(String, JsonValue)> {
+    Vec::new()
+}
+
 /// A value and its neighbours (a number one either side, and halfway).
 fn around(v: &JsonValue) -> Vec<JsonValue> {
     match v.as_f64() {

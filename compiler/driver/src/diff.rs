@@ -16,7 +16,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 use stalwart_analyzer::diff::{
     self as analysis, Assignment, GateDiff, Place, argument_values, base_arguments, gate_diff,
-    json_value, named_tools, place, tool_canon, world_canon,
+    json_value, named_tools, pattern_values, place, tool_canon, world_canon,
 };
 use stalwart_diagnostics::{Diagnostic, Files};
 use stalwart_record::{Gate, Period, Record, RecordBody, Tool};
@@ -449,7 +449,10 @@ impl Runner<'_> {
         if !same_tool || !same_world {
             // Each argument at the edges of either schema and either tool's checks.
             let mut values = argument_values(ob, a);
-            for (k, vs) in argument_values(nb, b) {
+            let strings = pattern_values(ob, a, nb, b)
+                .into_iter()
+                .map(|(k, v)| (k, vec![Some(v)]));
+            for (k, vs) in argument_values(nb, b).into_iter().chain(strings) {
                 match values.iter_mut().find(|(n, _)| *n == k) {
                     Some((_, list)) => list.extend(vs),
                     None => values.push((k, vs)),

@@ -5,7 +5,8 @@
 //! obligation's event; `solver` is the only place that runs z3; `decode` reads models back into
 //! witnesses and states; `search` decides which questions to ask. `conditions` checks the
 //! rulebook's gate conditions (QG004, QG010) over integers, reals and booleans with the same
-//! solver code.
+//! solver code; `diff` and `pattern` compare two versions' gates and schema patterns for
+//! `stalwart diff`.
 //!
 //! What a search encodes: a *slice* of the system (`tables::Slice`). Its view is the explicit
 //! search's (`explicit::View`): only the tool bits and counters its obligations' events read are
@@ -42,6 +43,7 @@ mod decode;
 mod diff;
 mod encode;
 mod event;
+mod pattern;
 mod search;
 mod solver;
 mod tables;
@@ -53,6 +55,7 @@ use z3::ast::Bool;
 
 pub use conditions::gate_paths;
 pub use diff::gate_diff;
+pub use pattern::{Lengths, pattern_witnesses};
 
 use crate::explicit::{self, View, Witness};
 use crate::system::{Answer, Obligation, System};
