@@ -226,6 +226,27 @@ fn an_added_argument_is_found_with_a_call_that_gives_it() {
 }
 
 #[test]
+fn a_tool_declared_to_send_out_is_found_with_a_destination_in_its_arguments() {
+    let (code, report) = diff("base", "sends_out");
+    assert_eq!(code, 1, "{report:#}");
+    only_differs(&report, "cancel_order");
+    let e = replayed_difference("base", "sends_out", &report, "cancel_order");
+    assert_eq!(
+        e["old"]["reasons"],
+        serde_json::json!(["undeclared_destination"]),
+        "{e:#}"
+    );
+    assert_eq!(e["new"]["reasons"], serde_json::json!(["write"]), "{e:#}");
+}
+
+#[test]
+fn an_idempotency_key_decides_nothing_so_adding_one_is_no_difference() {
+    let (code, report) = diff("base", "idempotent");
+    assert_eq!(code, 0, "{report:#}");
+    assert_eq!(report["summary"]["same"], 4, "{report:#}");
+}
+
+#[test]
 fn a_tool_moved_to_another_agent_is_found_for_the_agent_that_lost_it() {
     let (code, report) = diff("base", "moved");
     assert_eq!(code, 1, "{report:#}");

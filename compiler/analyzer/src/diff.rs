@@ -292,9 +292,11 @@ pub fn tool_canon(body: &RecordBody, tool: &Tool) -> String {
             format!("{} {:?} {operand}", c.argument, c.op)
         })
         .collect();
+    // `idempotency` is left out: it gives an allowed or confirmed call its key and decides
+    // nothing.
     format!(
         "effects {:?}; arguments {}; sends_out {}; reads_outside {}; requires {:?}; after {after:?}; \
-         not_after {not_after:?}; at_most {:?}; undo {undo}; irreversible {}; idempotency {:?}; \
+         not_after {not_after:?}; at_most {:?}; undo {undo}; irreversible {}; \
          checks {checks:?}; spend {:?}; kinds {:?}; partial {}; result_fields {:?}",
         tool.effects,
         tool.arguments
@@ -304,7 +306,6 @@ pub fn tool_canon(body: &RecordBody, tool: &Tool) -> String {
         tool.requires,
         tool.at_most,
         tool.irreversible,
-        tool.idempotency,
         tool.spend,
         tool.argument_kinds,
         tool.schema_partial,
@@ -572,7 +573,8 @@ pub fn base_arguments(body: &RecordBody, tool: &Tool) -> Map<String, JsonValue> 
     }
 }
 
-/// Values to try for each argument a tool's schema or checks name: one of every kind, the edges
+/// Values to try for each argument a tool's schema or checks name: one of every kind (and an
+/// address and a URL), the edges
 /// of its bounds, its enum members and constant, the constants the checks and the spend compare
 /// it with, and each side of them. `None` in the list means the argument left out.
 pub fn argument_values(body: &RecordBody, tool: &Tool) -> Vec<(String, Vec<Option<JsonValue>>)> {
@@ -600,6 +602,10 @@ pub fn argument_values(body: &RecordBody, tool: &Tool) -> Vec<(String, Vec<Optio
         number(1.5),
         JsonValue::String("A1".into()),
         JsonValue::String(String::new()),
+        // Destinations: a tool that sends nothing out refuses them (`sends_out`,
+        // `argument_kinds`).
+        JsonValue::String("someone@example.com".into()),
+        JsonValue::String("https://example.com/a".into()),
         JsonValue::Array(Vec::new()),
         JsonValue::Object(Map::new()),
     ];
