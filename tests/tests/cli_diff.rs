@@ -88,6 +88,13 @@ fn call_of(spec: &Value) -> Call {
                 .map(|(k, v)| (k, v.as_str().unwrap().to_string()))
                 .collect(),
         ),
+        labels: map("labels")
+            .into_iter()
+            .map(|(k, v)| {
+                let list = v.as_array().unwrap().iter();
+                (k, list.map(|l| l.as_str().unwrap().to_string()).collect())
+            })
+            .collect(),
         context: map("context"),
         intent: spec["intent"].as_str().map(str::to_string),
         ..Call::default()
@@ -237,6 +244,25 @@ fn a_tool_declared_to_send_out_is_found_with_a_destination_in_its_arguments() {
         "{e:#}"
     );
     assert_eq!(e["new"]["reasons"], serde_json::json!(["write"]), "{e:#}");
+}
+
+#[test]
+fn a_raised_trust_requirement_is_found_with_a_call_that_comes_with_less() {
+    let (code, report) = diff("base", "requires");
+    assert_eq!(code, 1, "{report:#}");
+    only_differs(&report, "charge_card");
+    let e = replayed_difference("base", "requires", &report, "charge_card");
+    assert_eq!(
+        e["call"]["labels"],
+        serde_json::json!({"call": ["low"]}),
+        "{e:#}"
+    );
+    assert_eq!(e["old"]["reasons"], serde_json::json!(["write"]), "{e:#}");
+    assert_eq!(
+        e["new"]["reasons"],
+        serde_json::json!(["tainted_call"]),
+        "{e:#}"
+    );
 }
 
 #[test]

@@ -125,6 +125,9 @@ fn example_text(out: &mut String, e: &Example) {
     if !call.origins.is_empty() {
         let _ = writeln!(out, "  origins:   {}", Value::Object(call.origins.clone()));
     }
+    if !call.labels.is_empty() {
+        let _ = writeln!(out, "  labels:    {}", serde_json::json!(call.labels));
+    }
     if !call.context.is_empty() {
         let _ = writeln!(out, "  context:   {}", Value::Object(call.context.clone()));
     }

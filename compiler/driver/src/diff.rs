@@ -9,7 +9,7 @@
 //! differs in its rules where no call tried here finds a difference is undecided, never "no
 //! difference".
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -146,6 +146,8 @@ pub struct CallSpec {
     pub agent: Option<String>,
     pub arguments: Map<String, Value>,
     pub origins: Map<String, Value>,
+    /// Explicit marks (`call` for the whole call): a trust the call comes with.
+    pub labels: BTreeMap<String, Vec<String>>,
     pub context: Map<String, Value>,
     pub intent: Option<String>,
 }
@@ -157,6 +159,7 @@ impl CallSpec {
             "agent": self.agent,
             "arguments": self.arguments,
             "origins": self.origins,
+            "labels": self.labels,
             "context": self.context,
             "intent": self.intent,
         })
@@ -173,6 +176,7 @@ impl CallSpec {
                     .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
                     .collect(),
             ),
+            labels: self.labels.clone(),
             context: self.context.clone(),
             intent: self.intent.clone(),
             ..Call::default()
@@ -485,6 +489,12 @@ impl Runner<'_> {
                 let mut c = with_intent(&old_base, intent);
                 c.origins.clear();
                 edges.push(c);
+                // A call that comes with each trust below `high` (`requires`, privileges).
+                for trust in ["untrusted", "low", "medium"] {
+                    let mut c = with_intent(&old_base, intent);
+                    c.labels.insert("call".into(), vec![trust.into()]);
+                    edges.push(c);
+                }
             }
         }
         for c in calls.iter().chain(edges.iter()) {
@@ -565,6 +575,7 @@ impl Runner<'_> {
             agent: agent.map(str::to_string),
             arguments,
             origins,
+            labels: BTreeMap::new(),
             context,
             intent,
         }
