@@ -38,7 +38,7 @@ fn every_conformance_scenario_answers_as_expected() {
 }
 
 #[test]
-fn the_coverage_walk_stops_where_every_conformance_check_stops() {
+fn with_coverage_on_every_conformance_check_answers_alike_and_each_rule_is_exercised() {
     let mut runner = Runner::new(true);
     let mut checks = 0;
     for f in scenarios() {

@@ -254,7 +254,15 @@ proptest! {
         }
         c.undoes = undoes;
         c.confirmation = token;
+        // The traced check (coverage) answers and records exactly as the check does.
+        let mut traced_session = s.clone();
+        let (traced, trace) = stalwart_runtime::check_tool_call_traced(body, Env { key: &key, now: NOW }, &mut traced_session, &c);
         let answer = stalwart_runtime::check_tool_call(body, Env { key: &key, now: NOW }, &mut s, &c);
+        prop_assert_eq!(traced.to_json(), answer.to_json());
+        prop_assert_eq!(traced_session.to_json(), s.to_json());
+        if trace.stop == stalwart_runtime::trace::Stop::BeforeRules {
+            prop_assert!(trace.events.is_empty(), "{:?}", trace);
+        }
         let writes = ["create_order", "cancel_order", "mail_receipt"];
         if answer.decision == Decision::Allow && writes.contains(&tool) {
             prop_assert!(answer.reasons == vec!["compensation".to_string()] || answer.reasons == vec!["confirmed".to_string()], "{:?}", answer);

@@ -474,20 +474,19 @@ impl Run<'_> {
                 call.intent = state.last_plan.as_ref().and_then(|p| p.intent.clone());
             }
         }
-        let before = self.coverage.is_some().then(|| state.session.clone());
-        let check = stalwart_runtime::check_tool_call(self.body, env, &mut state.session, &call);
-        if let (Some(before), Some(counts)) = (before, self.coverage.as_deref_mut()) {
-            let trace = stalwart_runtime::trace::trace(self.body, &before, &call, &check);
-            counts.add(&trace);
-            if !trace.agrees_with(&check) {
-                // The walk restates the check's steps: where they part, the coverage is wrong.
-                result.failures.push(Failure {
-                    what: "coverage".into(),
-                    expected: Value::String(format!("{:?}", trace.stop)),
-                    actual: check.to_json(),
-                });
+        let check = match self.coverage.as_deref_mut() {
+            Some(counts) => {
+                let (check, trace) = stalwart_runtime::check_tool_call_traced(
+                    self.body,
+                    env,
+                    &mut state.session,
+                    &call,
+                );
+                counts.add(&trace);
+                check
             }
-        }
+            None => stalwart_runtime::check_tool_call(self.body, env, &mut state.session, &call),
+        };
         if let Some(name) = step.get("save").and_then(Value::as_str)
             && let Some(token) = &check.confirmation
         {

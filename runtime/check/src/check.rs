@@ -15,7 +15,7 @@ use crate::canonical::{digest_of, write_object};
 use crate::compare::{argument_or_result, json_eq, member};
 pub use crate::detail::Taint;
 use crate::detail::{Detail, DetailValue};
-use crate::gate::{GateVerdict, Scope, eval_gate};
+use crate::gate::{GateVerdict, Scope, eval_gate_observed};
 use crate::history::{self, RecordKey};
 use crate::origin::{
     find_tool, is_write, label_trust, marks, native_trust, origin_trusted, tool_index,
@@ -23,6 +23,7 @@ use crate::origin::{
 use crate::session::{CallEntry, Decision, Entry, Marks, Outcome, Session};
 use crate::source;
 use crate::token;
+use crate::trace::{Item, Observer, Trace};
 use crate::value::to_json;
 
 /// A tool call to check.
@@ -207,6 +208,32 @@ pub fn check_tool_call(
     session: &mut Session,
     call: &Call,
 ) -> Check {
+    check_observed(body, env, session, call, &mut ())
+}
+
+/// The same check, with what it exercised of the record (coverage, `stalwart test
+/// --coverage`): each order rule, check, limit, gate path and comparison it evaluated, as it
+/// evaluated them, and where it stopped. The answer is the one [`check_tool_call`] gives.
+pub fn check_tool_call_traced(
+    body: &ArchivedRecordBody,
+    env: Env<'_>,
+    session: &mut Session,
+    call: &Call,
+) -> (Check, Trace) {
+    let mut events = Vec::new();
+    let check = check_observed(body, env, session, call, &mut events);
+    let trace = Trace::of(events, &check);
+    (check, trace)
+}
+
+/// The check, telling `obs` what it evaluates (`()` tells nothing and costs nothing).
+fn check_observed<O: Observer>(
+    body: &ArchivedRecordBody,
+    env: Env<'_>,
+    session: &mut Session,
+    call: &Call,
+    obs: &mut O,
+) -> Check {
     // Step 2 first in time, because a history that does not verify is read no further; its
     // answer still names step 1's failure when the tool is unknown.
     let step1 = step_tool(body, env, session, call);
@@ -227,7 +254,7 @@ pub fn check_tool_call(
         text: digest_of(&written),
         written,
     };
-    let (tool, agent) = match step1 {
+    let (t, tool, agent) = match step1 {
         Ok(found) => found,
         Err(check) => return finish(body, env, session, call, *check, None, digest, None),
     };
@@ -237,10 +264,11 @@ pub fn check_tool_call(
         env,
         session,
         call,
-        tool,
+        (t, tool),
         &agent,
         &digest.text,
         &mut marks,
+        obs,
     );
     finish(
         body,
@@ -265,7 +293,7 @@ fn step_tool<'b>(
     env: Env<'_>,
     session: &Session,
     call: &Call,
-) -> Result<(&'b ArchivedTool, SmolStr), Box<Check>> {
+) -> Result<(u32, &'b ArchivedTool, SmolStr), Box<Check>> {
     let agent = match call
         .agent
         .as_deref()
@@ -317,7 +345,7 @@ fn step_tool<'b>(
     if env.key.lapsed(env.now) && (is_write(tool) || body.settings.lapsed_refuses_all) {
         return Err(Box::new(Check::refuse("licence_lapsed")));
     }
-    Ok((tool, agent))
+    Ok((idx, tool, agent))
 }
 
 /// Whether the tool declares argument `name` to carry a destination (`argument_kinds` `url` or
@@ -333,18 +361,20 @@ fn carries_destination(tool: &ArchivedTool, name: &str) -> bool {
     })
 }
 
-/// Steps 3 to 13. `digest` is the arguments' digest; the call's marks are left in `marks` once
-/// step 9 has worked them out.
+/// Steps 3 to 13 for tool `t` of the record. `digest` is the arguments' digest; the call's marks
+/// are left in `marks` once step 9 has worked them out; `obs` is told each rule of steps 5, 7
+/// and 8 as it is evaluated.
 #[allow(clippy::too_many_arguments)]
-fn decide(
+fn decide<O: Observer>(
     body: &ArchivedRecordBody,
     env: Env<'_>,
     session: &Session,
     call: &Call,
-    tool: &ArchivedTool,
+    (t, tool): (u32, &ArchivedTool),
     agent: &str,
     digest: &str,
     marks_out: &mut Option<Marks>,
+    obs: &mut O,
 ) -> Check {
     // 3. The arguments against the schema (and nested no deeper than any host reads back).
     if let Some(pointer) = crate::value::deeper_than(&call.arguments, crate::value::MAX_NESTING) {
@@ -381,7 +411,7 @@ fn decide(
         }
     }
     // 5. Order rules.
-    if let Some((rule, place)) = order_rule(body, session, call, tool) {
+    if let Some((rule, place)) = order_rule(body, session, call, (t, tool), obs) {
         return Check::refuse("order_rule")
             .with("rule", Value::String(rule))
             .at(place);
@@ -393,7 +423,7 @@ fn decide(
                 .with("undoes", json!(step))
                 .at(undo_place(body, session, tool, step));
         }
-    } else if let Some(check) = conditions(body, session, call, tool) {
+    } else if let Some(check) = conditions(body, session, call, (t, tool), obs) {
         // 7. Checks, limits and spend (never on an undo).
         return check;
     }
@@ -406,7 +436,7 @@ fn decide(
     };
     let mut clarify = None;
     let mut passed = None;
-    match eval_gate(&scope, tool, call.intent.as_deref()) {
+    match eval_gate_observed(&scope, (t, tool), call.intent.as_deref(), obs) {
         GateVerdict::Pass { path } => passed = path,
         GateVerdict::Refuse { reason, flow, path } => {
             let (place, condition) = source::gate_path(body, tool, path);
@@ -666,11 +696,12 @@ fn finish(
 }
 
 /// Step 5: the first order rule the call breaks, in the words QG014 uses.
-fn order_rule(
+fn order_rule<O: Observer>(
     body: &ArchivedRecordBody,
     session: &Session,
     call: &Call,
-    tool: &ArchivedTool,
+    (t, tool): (u32, &ArchivedTool),
+    obs: &mut O,
 ) -> Option<(String, Option<String>)> {
     for (i, after) in tool.after.iter().enumerate() {
         let other = body.tools.get(after.tool.to_native() as usize)?;
@@ -693,6 +724,8 @@ fn order_rule(
                 }
             })
         });
+        let index = i as u32;
+        obs.note(Item::After { tool: t, index }, Some(bound));
         if !bound {
             let binding: Vec<&str> = after.bind.iter().map(|p| p.0.as_str()).collect();
             let rule = if any_ran && !binding.is_empty() {
@@ -725,6 +758,8 @@ fn order_rule(
                 )
             }
         };
+        let index = i as u32;
+        obs.note(Item::NotAfter { tool: t, index }, Some(!hit));
         if hit {
             return Some((
                 format!("not_after {name}"),
@@ -739,7 +774,9 @@ fn order_rule(
             .allowed_calls()
             .filter(|c| c.tool == call.tool && counts(body, session, c))
             .count();
-        if used >= limit.count.to_native() as usize {
+        let reached = used >= limit.count.to_native() as usize;
+        obs.note(Item::AtMost { tool: t }, Some(!reached));
+        if reached {
             return Some((
                 format!("at_most {}", limit.count),
                 source::key_or_tool(body, tool, tool.spans.at_most.as_ref()),
@@ -813,11 +850,12 @@ fn already_undone(body: &ArchivedRecordBody, session: &Session, step: u32) -> bo
 }
 
 /// Step 7: the tool's checks, its limits per period and its spend, against the host's counts.
-fn conditions(
+fn conditions<O: Observer>(
     body: &ArchivedRecordBody,
     session: &Session,
     call: &Call,
-    tool: &ArchivedTool,
+    (t, tool): (u32, &ArchivedTool),
+    obs: &mut O,
 ) -> Option<Check> {
     for (i, check) in tool.checks.iter().enumerate() {
         let Some(value) = member(&call.arguments, check.argument.as_str()) else {
@@ -849,7 +887,12 @@ fn conditions(
         };
         let words = format!("{} {op} {described}", check.argument);
         let place = || source::entry_or_tool(body, tool, &tool.spans.checks, i);
+        let item = Item::Check {
+            tool: t,
+            index: i as u32,
+        };
         let Some(operand) = operand else {
+            obs.note(item, None);
             return Some(
                 Check::refuse("condition_unknown")
                     .with("check", Value::String(words))
@@ -868,6 +911,7 @@ fn conditions(
                 .as_array()
                 .is_some_and(|items| items.iter().any(|i| json_eq(i, value))),
         };
+        obs.note(item, Some(holds));
         if !holds {
             return Some(
                 Check::refuse("condition_failed")
@@ -888,7 +932,10 @@ fn conditions(
     {
         let words = format!("at_most {} per {}", limit.count, period_word(per));
         let place = || source::key_or_tool(body, tool, tool.spans.at_most.as_ref());
-        match host("usage", per) {
+        let used = host("usage", per);
+        let count = f64::from(limit.count.to_native());
+        obs.note(Item::AtMost { tool: t }, used.map(|u| u < count));
+        match used {
             None => {
                 return Some(
                     Check::refuse("usage_unknown")
@@ -896,7 +943,7 @@ fn conditions(
                         .at(place()),
                 );
             }
-            Some(used) if used >= f64::from(limit.count.to_native()) => {
+            Some(used) if used >= count => {
                 return Some(
                     Check::refuse("limit_reached")
                         .with("limit", Value::String(words))
@@ -917,7 +964,10 @@ fn conditions(
             .and_then(Value::as_f64)
             .unwrap_or(0.0);
         let place = || source::key_or_tool(body, tool, tool.spans.spend.as_ref());
-        match host("spent", &spend.per) {
+        let spent = host("spent", &spend.per);
+        let most = spend.at_most.to_native();
+        obs.note(Item::Spend { tool: t }, spent.map(|x| x + amount <= most));
+        match spent {
             None => {
                 return Some(
                     Check::refuse("spend_unknown")
@@ -925,7 +975,7 @@ fn conditions(
                         .at(place()),
                 );
             }
-            Some(spent) if spent + amount > spend.at_most.to_native() => {
+            Some(spent) if spent + amount > most => {
                 return Some(
                     Check::refuse("spend_exceeded")
                         .with("limit", Value::String(words))

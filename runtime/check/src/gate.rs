@@ -9,6 +9,7 @@ use stalwart_record::{
 use crate::compare::{json_eq, member, truthy};
 use crate::origin::find_tool;
 use crate::session::Session;
+use crate::trace::{Item, Observer, is_comparison};
 use crate::value::to_json;
 
 /// What the gate says about a call.
@@ -47,6 +48,18 @@ pub struct Scope<'a> {
 
 /// Decides the gate for a tool: the first path in file order that holds decides.
 pub fn eval_gate(scope: &Scope<'_>, tool: &ArchivedTool, intent: Option<&str>) -> GateVerdict {
+    eval_gate_observed(scope, (0, tool), intent, &mut ())
+}
+
+/// The same for tool `t` of the record, telling `obs` each path it reads (held or not) and each
+/// comparison it evaluates, with a condition that is not a comparison (`$paid`, `a and b`) told
+/// after its comparisons.
+pub(crate) fn eval_gate_observed<O: Observer>(
+    scope: &Scope<'_>,
+    (t, tool): (u32, &ArchivedTool),
+    intent: Option<&str>,
+    obs: &mut O,
+) -> GateVerdict {
     let gate = &tool.gate;
     if !gate.governed {
         return GateVerdict::Pass { path: None };
@@ -66,11 +79,28 @@ pub fn eval_gate(scope: &Scope<'_>, tool: &ArchivedTool, intent: Option<&str>) -
             None => true,
             // A condition on something the check never has: the path is possibly taken. A
             // refusal or a question on it applies; a call on it never passes (the safe side).
-            Some(idx) => match eval_expr(scope, idx.to_native(), 0).truth() {
-                Some(t) => t,
-                None => !allows,
-            },
+            Some(idx) => {
+                let root = idx.to_native();
+                let value = eval_expr_observed(scope, root, 0, obs).truth();
+                if O::ACTIVE
+                    && scope
+                        .body
+                        .exprs
+                        .get(root as usize)
+                        .is_some_and(|e| !is_comparison(e))
+                {
+                    obs.note(Item::Condition { expr: root }, value);
+                }
+                value.unwrap_or(!allows)
+            }
         };
+        obs.note(
+            Item::GatePath {
+                tool: t,
+                path: at as u32,
+            },
+            Some(holds),
+        );
         if !holds {
             continue;
         }
@@ -126,13 +156,32 @@ impl Val {
 /// Evaluates a condition node (a fact nothing gives is null). `and`, `or` and `not` follow
 /// three-valued logic: `false and unknown` is false, `true or unknown` is true.
 pub fn eval_expr(scope: &Scope<'_>, idx: u32, depth: usize) -> Val {
+    eval_expr_observed(scope, idx, depth, &mut ())
+}
+
+/// The same, telling `obs` the value of each comparison node it evaluates (children first).
+fn eval_expr_observed<O: Observer>(scope: &Scope<'_>, idx: u32, depth: usize, obs: &mut O) -> Val {
     let Some(expr) = scope.body.exprs.get(idx as usize) else {
         return Val::Known(Value::Null);
     };
     if depth > MAX_DEPTH {
         return Val::Known(Value::Null);
     }
-    let at = |i: &stalwart_record::ArchivedIdx| eval_expr(scope, i.to_native(), depth + 1);
+    let value = eval_node(scope, expr, depth, obs);
+    if O::ACTIVE && is_comparison(expr) {
+        obs.note(Item::Condition { expr: idx }, value.truth());
+    }
+    value
+}
+
+fn eval_node<O: Observer>(
+    scope: &Scope<'_>,
+    expr: &ArchivedExpr,
+    depth: usize,
+    obs: &mut O,
+) -> Val {
+    let mut at =
+        |i: &stalwart_record::ArchivedIdx| eval_expr_observed(scope, i.to_native(), depth + 1, obs);
     let known = |v: Value| Val::Known(v);
     match expr {
         ArchivedExpr::Fact(name) => known(fact(scope, name.as_str())),

@@ -22,7 +22,9 @@ pub mod token;
 pub mod trace;
 pub mod value;
 
-pub use check::{Call, Check, Env, ReportError, check_tool_call, read, reply, report};
+pub use check::{
+    Call, Check, Env, ReportError, check_tool_call, check_tool_call_traced, read, reply, report,
+};
 pub use detail::{Detail, DetailValue, Taint};
 pub use history::{Key, KeyError, RecordKey};
 pub use origin::unknown_label;
