@@ -905,6 +905,41 @@ fn insert_approval(tx: &mut dyn Tx, a: &Approval) -> Result<(), TxError<HostErro
     Ok(())
 }
 
+/// Reads the person's words `input` into the conversation's history (which must verify) and
+/// opens turn `number` with them, running in this process until `lease`.
+pub(super) fn open_turn(
+    tx: &mut dyn Tx,
+    env: Env<'_>,
+    session: &mut Session,
+    conversation: &str,
+    number: u64,
+    input: &str,
+    lease: u64,
+) -> Result<(), TxError<HostError>> {
+    if !read_into(env, session, input) {
+        return Err(abort(
+            HISTORY_INVALID,
+            format!(
+                "the history of `{conversation}` does not verify: an entry was edited, removed \
+                 or reordered in the store"
+            ),
+        ));
+    }
+    tx.exec(
+        "INSERT INTO turns (conversation, number, input, state, writer, owner, lease, created, \
+         updated) VALUES ($1, $2, $3, 'running', 1, $4, $5, $6, $6)",
+        &[
+            Param::Text(conversation),
+            int(number),
+            Param::Text(input),
+            Param::Text(crate::owner::me()),
+            int(lease),
+            int(env.now),
+        ],
+    )?;
+    Ok(())
+}
+
 /// What a claim found: the turn to run, or how it stands without running.
 enum Claim {
     Run {
@@ -954,26 +989,14 @@ impl Store {
                 }
                 number = row.number + 1;
             }
-            if !read_into(Env { key, now }, session, input) {
-                return Err(abort(
-                    HISTORY_INVALID,
-                    format!(
-                        "the history of `{conversation}` does not verify: an entry was edited, \
-                         removed or reordered in the store"
-                    ),
-                ));
-            }
-            tx.exec(
-                "INSERT INTO turns (conversation, number, input, state, writer, owner, lease, \
-                 created, updated) VALUES ($1, $2, $3, 'running', 1, $4, $5, $6, $6)",
-                &[
-                    Param::Text(conversation),
-                    int(number),
-                    Param::Text(input),
-                    Param::Text(crate::owner::me()),
-                    int(lease),
-                    int(now),
-                ],
+            open_turn(
+                tx,
+                Env { key, now },
+                session,
+                conversation,
+                number,
+                input,
+                lease,
             )?;
             Ok(number)
         })?;

@@ -14,9 +14,9 @@ use stalwart_runtime::{Call, Env};
 
 use super::{Guard, Reply, ReplyKind, Stop, ToolFn, Turn, abort};
 use crate::approval::{Approval, ApprovalState};
-use crate::codes::{HISTORY_INVALID, TURN_STATE};
+use crate::codes::TURN_STATE;
 use crate::db::Param;
-use crate::store::{Store, conversation_row, int, missing, now, read_into};
+use crate::store::{Store, conversation_row, int, missing, now};
 use crate::turns::{JournalRecord, TurnState, approvals_of, earlier_turns, journal_of, turn_of};
 
 /// What a claim of a hosted turn found.
@@ -67,26 +67,14 @@ impl Store {
                  on', updated = $1 WHERE conversation = $2 AND number < $3 AND state = 'waiting'",
                 &[int(now), Param::Text(conversation), int(number)],
             )?;
-            if !read_into(Env { key, now }, session, input) {
-                return Err(abort(
-                    HISTORY_INVALID,
-                    format!(
-                        "the history of `{conversation}` does not verify: an entry was edited, \
-                         removed or reordered in the store"
-                    ),
-                ));
-            }
-            tx.exec(
-                "INSERT INTO turns (conversation, number, input, state, writer, owner, lease, \
-                 created, updated) VALUES ($1, $2, $3, 'running', 1, $4, $5, $6, $6)",
-                &[
-                    Param::Text(conversation),
-                    int(number),
-                    Param::Text(input),
-                    Param::Text(crate::owner::me()),
-                    int(lease),
-                    int(now),
-                ],
+            super::open_turn(
+                tx,
+                Env { key, now },
+                session,
+                conversation,
+                number,
+                input,
+                lease,
             )?;
             Ok(())
         })
