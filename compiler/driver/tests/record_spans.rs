@@ -16,6 +16,19 @@ fn at(body: &RecordBody, span: &SourceSpan) -> String {
     format!("{path}:{}:{}", span.line, span.col)
 }
 
+/// Each gate path of `name`: its statement's place and its condition's.
+fn path_places(body: &RecordBody, name: &str) -> Vec<(String, String)> {
+    tool(body, name)
+        .gate
+        .paths
+        .iter()
+        .map(|p| {
+            let condition = body.expr_spans[p.condition.unwrap() as usize];
+            (at(body, &p.span), at(body, &condition))
+        })
+        .collect()
+}
+
 fn tool<'a>(body: &'a RecordBody, name: &str) -> &'a Tool {
     body.tools.iter().find(|t| t.name == name).unwrap()
 }
@@ -148,14 +161,7 @@ fn colang_1_paths_and_conditions_are_placed() {
     let gate = &tool(&body, "refund_card").gate;
     assert_eq!(gate.paths.len(), 2);
     assert_eq!(body.exprs.len(), body.expr_spans.len());
-    let places: Vec<(String, String)> = gate
-        .paths
-        .iter()
-        .map(|p| {
-            let condition = body.expr_spans[p.condition.unwrap() as usize];
-            (at(&body, &p.span), at(&body, &condition))
-        })
-        .collect();
+    let places = path_places(&body, "refund_card");
     assert_eq!(
         places,
         [
@@ -183,15 +189,7 @@ flow refunds
         ("tools.yaml", CATALOGUE),
         ("policy.co", policy),
     ]);
-    let gate = &tool(&body, "refund_card").gate;
-    let places: Vec<(String, String)> = gate
-        .paths
-        .iter()
-        .map(|p| {
-            let condition = body.expr_spans[p.condition.unwrap() as usize];
-            (at(&body, &p.span), at(&body, &condition))
-        })
-        .collect();
+    let places = path_places(&body, "refund_card");
     assert_eq!(
         places,
         [
@@ -214,15 +212,7 @@ refunds,refund_card,$args.amount <= 500,allow,
         ("tools.yaml", CATALOGUE),
         ("policy.csv", sheet),
     ]);
-    let gate = &tool(&body, "refund_card").gate;
-    let places: Vec<(String, String)> = gate
-        .paths
-        .iter()
-        .map(|p| {
-            let condition = body.expr_spans[p.condition.unwrap() as usize];
-            (at(&body, &p.span), at(&body, &condition))
-        })
-        .collect();
+    let places = path_places(&body, "refund_card");
     assert_eq!(
         places,
         [
@@ -268,15 +258,7 @@ fn a_rulebook_compiled_alone_places_its_paths_and_conditions() {
         "{diagnostics:?}"
     );
     let body = body.unwrap();
-    let gate = &tool(&body, "refund_card").gate;
-    let places: Vec<(String, String)> = gate
-        .paths
-        .iter()
-        .map(|p| {
-            let condition = body.expr_spans[p.condition.unwrap() as usize];
-            (at(&body, &p.span), at(&body, &condition))
-        })
-        .collect();
+    let places = path_places(&body, "refund_card");
     assert_eq!(
         places,
         [
