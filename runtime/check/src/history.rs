@@ -204,6 +204,28 @@ pub fn parse_time(s: &str) -> Option<u64> {
     u64::try_from(days * 86_400 + hh * 3600 + mm * 60 + ss).ok()
 }
 
+/// Seconds since the epoch as `YYYY-MM-DDTHH:MM:SSZ` (UTC): what [`parse_time`] reads.
+pub fn format_time(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    // Civil from days (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
 /// The first link of a session's chain.
 fn genesis(session: &Session) -> Vec<u8> {
     let mut g = Vec::with_capacity(session.id.len() + session.agent.len() + 1);
@@ -530,6 +552,16 @@ fn push_signed(key: &RecordKey, session: &mut Session, mut entry: Entry, token: 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn times_print_as_utc_dates_and_read_back() {
+        assert_eq!(format_time(0), "1970-01-01T00:00:00Z");
+        assert_eq!(format_time(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(format_time(1_796_266_645), "2026-12-03T02:57:25Z");
+        for secs in [0, 86_399, 951_782_400, 1_796_040_000, 4_102_444_800] {
+            assert_eq!(parse_time(&format_time(secs)), Some(secs));
+        }
+    }
 
     #[test]
     fn dates_parse_to_unix_seconds() {
