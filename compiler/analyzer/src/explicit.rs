@@ -151,6 +151,24 @@ impl View {
     }
 }
 
+impl View {
+    /// What the event of `o` reads, and, when its event runs its tool (`o.subject`) through the
+    /// check, what that check reads: a witness then passes its own tool's check from the start
+    /// rather than only once a replay is refused by it. The events of QG001, QG012 and QG014 run
+    /// their tool around the check, which then reads nothing.
+    pub(crate) fn for_obligation_with_check(sys: &System<'_>, o: &Obligation) -> Self {
+        let mut v = Self::for_obligation(sys, o);
+        let runs_checked = matches!(
+            o.rule,
+            "QG003" | "QG013" | "QG019" | "QG105" | "QG017" | "QG018" | "QG020" | "QG021"
+        );
+        if runs_checked && let Some(t) = sys.catalogue.index(&o.subject) {
+            v.keep_check_of(sys, t);
+        }
+        v
+    }
+}
+
 fn slot_of(sys: &System<'_>, name: &str) -> Option<usize> {
     sys.catalogue
         .index(name)
