@@ -263,10 +263,11 @@ impl<'s, 'a> Unrolling<'s, 'a> {
         (any, constraints)
     }
 
-    /// What holds of every reachable state's session (checked by induction in
-    /// `tests/smt_encoding.rs`): a tool both tracked as run and counted ran in the session
-    /// exactly when its count is at least one (both start empty, both are set by its run and
-    /// both are emptied by a change of agent).
+    /// What holds of every reachable state's session: a tool both tracked as run and counted
+    /// ran in the session exactly when its count is at least one. Both start empty, both are set
+    /// by its run (through the check or around it) and both are emptied by a change of agent, and
+    /// nothing else changes either; a next turn keeps both. Without it, a run could start with a
+    /// tool run but not counted, and call it again past its limit.
     pub(crate) fn session_lemmas(&self, s: &State) -> Vec<Bool> {
         let t = &self.tables;
         let set = &t.settable;
