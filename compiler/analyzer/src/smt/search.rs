@@ -41,7 +41,8 @@ pub(super) fn run<'s>(
                 return search.finish(true);
             }
         }
-        if j + 1 - from < width && j + 1 < transitions {
+        // A window also ends with the first run, where induction over runs is asked.
+        if j + 1 - from < width && j + 1 < transitions && j + 1 != run_length {
             continue;
         }
         let terms = search.events(from..j + 1);
