@@ -139,8 +139,7 @@ impl View {
         let mut v = Self::none(sys);
         if o.rule == "QG003"
             && let Some(t) = sys
-                .catalogue
-                .index(&o.subject)
+                .tool_index(&o.subject)
                 .and_then(|i| sys.catalogue.tools.get(i))
         {
             for name in &t.not_after {
@@ -162,7 +161,7 @@ impl View {
             o.rule,
             "QG003" | "QG013" | "QG019" | "QG105" | "QG017" | "QG018" | "QG020" | "QG021"
         );
-        if runs_checked && let Some(t) = sys.catalogue.index(&o.subject) {
+        if runs_checked && let Some(t) = sys.tool_index(&o.subject) {
             v.keep_check_of(sys, t);
         }
         v
@@ -170,8 +169,7 @@ impl View {
 }
 
 fn slot_of(sys: &System<'_>, name: &str) -> Option<usize> {
-    sys.catalogue
-        .index(name)
+    sys.tool_index(name)
         .and_then(|i| sys.relevant.get(i).copied().flatten())
 }
 
@@ -616,8 +614,7 @@ fn run_tool(
         }
     } else {
         let escaped = |other: &str| {
-            sys.catalogue
-                .index(other)
+            sys.tool_index(other)
                 .and_then(|i| sys.relevant.get(i).copied().flatten())
                 .is_some_and(|slot| bit(&s.escaped, slot) && !bit(&s.session, slot))
         };

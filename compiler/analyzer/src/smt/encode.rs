@@ -661,8 +661,7 @@ impl<'s, 'a> Unrolling<'s, 'a> {
     /// The relevant slot of a tool named in an order rule, when it has one.
     pub(super) fn slot_of(&self, name: &str) -> Option<usize> {
         self.sys
-            .catalogue
-            .index(name)
+            .tool_index(name)
             .and_then(|i| self.sys.relevant.get(i).copied().flatten())
     }
 

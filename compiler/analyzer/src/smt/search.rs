@@ -194,7 +194,7 @@ impl<'s, 'a> Search<'s, 'a> {
         let smt = Smt::until(deadline);
         let keep: std::collections::BTreeSet<usize> = wanted
             .iter()
-            .filter_map(|o| sys.catalogue.index(&o.subject))
+            .filter_map(|o| sys.tool_index(&o.subject))
             .collect();
         let (unrolling, initial) = Unrolling::new(sys, slice, Some(&keep));
         for c in &initial {
