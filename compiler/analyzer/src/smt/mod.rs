@@ -30,10 +30,15 @@
 //! second solver holding one transition from any state, pinned to the model's state at `j`,
 //! closes every other obligation the same path reaches with another last edge. An obligation
 //! still open when every transition the bounds allow (`turns × (depth + 1) − 1`) is ruled out is
-//! unreachable. Two shortcuts close obligations unreachable earlier: one whose event neither
-//! transition 0 nor 1 can raise (every later transition is made as transition 1 is), and, once
-//! fifteen transitions are ruled out, one that induction proves: `k + 1` transitions from any
-//! state (reachable or not) cannot end in its event, for `k` of 1 or 3. When the solver gives up or
+//! unreachable. Three shortcuts close obligations unreachable earlier: one whose event neither
+//! transition 0 nor 1 can raise (every later transition is made as transition 1 is); once the
+//! first run is ruled out, one no run can raise: `depth` transitions from any state a run starts
+//! in (its run state reset, the sessions free but for `Unrolling::session_lemmas`) cannot raise
+//! it; and, once fifteen transitions are ruled out, one that induction proves: `k + 1`
+//! transitions from any state (reachable or not) cannot end in its event, for `k` of 1 or 3.
+//! A small catalogue's obligations are one search, over the whole state; a larger one's start,
+//! per rule, in the view that keeps what their events and their tools' checks read. When the
+//! solver gives up or
 //! the budget (`Bounds::solver_ms`, one deadline for every search of a proof) runs out, every
 //! open obligation is undecided, never unreachable.
 
