@@ -57,9 +57,9 @@ fn tool(out: &mut String, i: usize, n: usize) {
         out,
         "    arguments: {{type: object, properties: {{id: {{type: string}}}}, required: [id]}}"
     );
-    if k == 0 || k % 5 == 0 {
+    if k == 0 || k.is_multiple_of(5) {
         out.push_str("    effects: reads\n");
-        if k % 5 == 0 && k > 0 {
+        if k.is_multiple_of(5) && k > 0 {
             out.push_str("    reads_outside: true\n");
         }
         if k == 10 {
@@ -83,7 +83,11 @@ fn tool(out: &mut String, i: usize, n: usize) {
     let last = k == PER_AGENT - 1 || i + 1 == n;
     if last {
         out.push_str("    irreversible: true\n    sends_out: true\n");
-    } else if k % 2 == 1 && i + 1 < n && (i + 1) % PER_AGENT != 0 && (k + 1) % 5 != 0 {
+    } else if k % 2 == 1
+        && i + 1 < n
+        && !(i + 1).is_multiple_of(PER_AGENT)
+        && !(k + 1).is_multiple_of(5)
+    {
         let _ = writeln!(out, "    undo: {{tool: {}, bind: {{id: id}}}}", name(i + 1));
     } else {
         out.push_str("    undo: none\n");

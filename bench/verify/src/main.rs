@@ -250,8 +250,18 @@ fn bench() -> Result<(), String> {
         for e in &engines {
             let (took, s) = time_cold(Some(e))?;
             alone.push(format!("{} ({} undecided)", spread(&took), s.undecided));
+            // Progress on standard error: a large agent's row comes only after every run.
+            eprintln!(
+                "{size}: {e} alone {}",
+                alone.last().map_or("", String::as_str)
+            );
         }
         let (cold, s) = time_cold(None)?;
+        eprintln!(
+            "{size}: all engines, cold {} ({} undecided)",
+            spread(&cold),
+            s.undecided
+        );
         let warm_options = VerifyOptions {
             bounds,
             cache: true,

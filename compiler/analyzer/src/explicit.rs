@@ -31,8 +31,10 @@ pub struct State {
     agent: u32,
     /// Tools (relevant slots) that ran in the current agent's session.
     session: Vec<u64>,
-    /// Calls counted against a session `at_most`, per counted slot.
-    counts: Vec<u8>,
+    /// Calls counted against a session `at_most`: (counted slot, count) for each slot counted
+    /// above zero, in slot order. Only these are copied with the state, however many tools the
+    /// catalogue counts.
+    counts: Vec<(u32, u8)>,
     /// A `reads_outside` call ran in the session (every model value is marked untrusted).
     tainted: bool,
     /// Relevant tools that ran earlier in the run, in another agent's session.
@@ -47,6 +49,16 @@ pub struct State {
     via_model: bool,
     steps: u16,
     turn: u16,
+}
+
+/// The count of a counted slot in a state's sparse counts.
+fn count_of(counts: &[(u32, u8)], slot: usize) -> u8 {
+    let slot = slot as u32;
+    counts
+        .binary_search_by_key(&slot, |&(k, _)| k)
+        .ok()
+        .and_then(|at| counts.get(at))
+        .map_or(0, |&(_, c)| c)
 }
 
 fn bit(bits: &[u64], i: usize) -> bool {
@@ -139,8 +151,7 @@ impl View {
         let mut v = Self::none(sys);
         if o.rule == "QG003"
             && let Some(t) = sys
-                .catalogue
-                .index(&o.subject)
+                .tool_index(&o.subject)
                 .and_then(|i| sys.catalogue.tools.get(i))
         {
             for name in &t.not_after {
@@ -151,9 +162,26 @@ impl View {
     }
 }
 
+impl View {
+    /// What the event of `o` reads, and, when its event runs its tool (`o.subject`) through the
+    /// check, what that check reads: a witness then passes its own tool's check from the start
+    /// rather than only once a replay is refused by it. The events of QG001, QG012 and QG014 run
+    /// their tool around the check, which then reads nothing.
+    pub(crate) fn for_obligation_with_check(sys: &System<'_>, o: &Obligation) -> Self {
+        let mut v = Self::for_obligation(sys, o);
+        let runs_checked = matches!(
+            o.rule,
+            "QG003" | "QG013" | "QG019" | "QG105" | "QG017" | "QG018" | "QG020" | "QG021"
+        );
+        if runs_checked && let Some(t) = sys.tool_index(&o.subject) {
+            v.keep_check_of(sys, t);
+        }
+        v
+    }
+}
+
 fn slot_of(sys: &System<'_>, name: &str) -> Option<usize> {
-    sys.catalogue
-        .index(name)
+    sys.tool_index(name)
         .and_then(|i| sys.relevant.get(i).copied().flatten())
 }
 
@@ -340,7 +368,7 @@ fn initial(sys: &System<'_>, start: usize) -> State {
         node: start as u32,
         agent: NONE,
         session: vec![0; words],
-        counts: vec![0; sys.counted_count],
+        counts: Vec::new(),
         tainted: false,
         escaped: vec![0; words],
         escaped_taint: false,
@@ -499,7 +527,7 @@ fn take_in(
         }
         n.agent = agent as u32;
         n.session.iter_mut().for_each(|w| *w = 0);
-        n.counts.iter_mut().for_each(|c| *c = 0);
+        n.counts.clear();
         n.tainted = false;
     }
     let from_kind = sys.kinds.get(e.from).copied();
@@ -567,7 +595,7 @@ fn check_allows(sys: &System<'_>, view: &View, s: &State, tool: usize) -> bool {
     }
     if let (Some(limit), Some(Some(slot))) = (t.at_most_session, sys.counted.get(tool))
         && view.keeps_count(*slot)
-        && u32::from(s.counts.get(*slot).copied().unwrap_or(0)) >= limit
+        && u32::from(count_of(&s.counts, *slot)) >= limit
     {
         return false;
     }
@@ -598,8 +626,7 @@ fn run_tool(
         }
     } else {
         let escaped = |other: &str| {
-            sys.catalogue
-                .index(other)
+            sys.tool_index(other)
                 .and_then(|i| sys.relevant.get(i).copied().flatten())
                 .is_some_and(|slot| bit(&s.escaped, slot) && !bit(&s.session, slot))
         };
@@ -657,10 +684,17 @@ fn run_tool(
     }
     if let Some(Some(slot)) = sys.counted.get(tool)
         && view.keeps_count(*slot)
-        && let Some(c) = n.counts.get_mut(*slot)
     {
         let cap = t.at_most_session.unwrap_or(0).min(254) as u8 + 1;
-        *c = (*c + 1).min(cap);
+        let slot = *slot as u32;
+        match n.counts.binary_search_by_key(&slot, |&(k, _)| k) {
+            Ok(at) => {
+                if let Some((_, c)) = n.counts.get_mut(at) {
+                    *c = (*c + 1).min(cap);
+                }
+            }
+            Err(at) => n.counts.insert(at, (slot, 1.min(cap))),
+        }
     }
     if t.reads_outside {
         n.tainted = true;

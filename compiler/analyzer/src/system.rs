@@ -9,7 +9,7 @@
 //! the run so far are no longer in its history. Sessions are not resumed: handing back starts
 //! afresh, an over-approximation that can only add behaviours.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use stalwart_graph::{AgentGraph, EdgeKind, NodeKind};
 
@@ -113,10 +113,16 @@ pub struct System<'a> {
     pub start_nodes: Vec<usize>,
     pub obligations: Vec<Obligation>,
     pub bounds: Bounds,
+    /// Tools by name: the first of each name, as `Catalogue::index` finds it.
+    tool_by_name: HashMap<&'a str, usize>,
 }
 
 impl<'a> System<'a> {
     pub fn new(graph: &'a AgentGraph, catalogue: &'a Catalogue, bounds: Bounds) -> Self {
+        let mut tool_by_name: HashMap<&'a str, usize> = HashMap::new();
+        for (i, t) in catalogue.tools.iter().enumerate() {
+            tool_by_name.entry(t.name.as_str()).or_insert(i);
+        }
         let node_index: BTreeMap<&str, usize> = graph
             .nodes
             .iter()
@@ -138,7 +144,10 @@ impl<'a> System<'a> {
         let node_tool = graph
             .nodes
             .iter()
-            .map(|n| n.id.strip_prefix("tool:").and_then(|t| catalogue.index(t)))
+            .map(|n| {
+                n.id.strip_prefix("tool:")
+                    .and_then(|t| tool_by_name.get(t).copied())
+            })
             .collect();
         let mut out: Vec<Vec<SysEdge>> = vec![Vec::new(); graph.nodes.len()];
         for (index, e) in graph.edges.iter().enumerate() {
@@ -155,7 +164,7 @@ impl<'a> System<'a> {
                 continue;
             }
             let agent = e.agent.as_deref().and_then(|a| agent_index.get(a).copied());
-            let tool = e.tool.as_deref().and_then(|t| catalogue.index(t));
+            let tool = e.tool.as_deref().and_then(|t| tool_by_name.get(t).copied());
             if let Some(list) = out.get_mut(from) {
                 list.push(SysEdge {
                     index,
@@ -179,7 +188,12 @@ impl<'a> System<'a> {
         let agent_tools = graph
             .agents
             .iter()
-            .map(|a| a.tools.iter().filter_map(|t| catalogue.index(t)).collect())
+            .map(|a| {
+                a.tools
+                    .iter()
+                    .filter_map(|t| tool_by_name.get(t.as_str()).copied())
+                    .collect()
+            })
             .collect();
         let mut relevant = vec![None; catalogue.tools.len()];
         let mut relevant_count = 0;
@@ -187,7 +201,7 @@ impl<'a> System<'a> {
         let mut counted_count = 0;
         for t in &catalogue.tools {
             for name in t.after.iter().chain(t.not_after.iter()) {
-                if let Some(i) = catalogue.index(name)
+                if let Some(&i) = tool_by_name.get(name.as_str())
                     && let Some(slot) = relevant.get_mut(i)
                     && slot.is_none()
                 {
@@ -265,9 +279,15 @@ impl<'a> System<'a> {
             start_nodes,
             obligations: Vec::new(),
             bounds,
+            tool_by_name,
         };
         sys.obligations = sys.enumerate_obligations();
         sys
+    }
+
+    /// The index of the tool named `name` (`Catalogue::index`, without walking the catalogue).
+    pub fn tool_index(&self, name: &str) -> Option<usize> {
+        self.tool_by_name.get(name).copied()
     }
 
     /// Every obligation whose subject the catalogue and graph have, in a stable order.

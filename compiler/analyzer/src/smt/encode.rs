@@ -226,6 +226,69 @@ impl<'s, 'a> Unrolling<'s, 'a> {
         any
     }
 
+    /// An unrolling of the same system from any state a run can start in, and its constraints:
+    /// the run's own state as every run starts it (no steps, nothing written, read or escaped
+    /// in the run, no model left), at a start node or where a next turn leads; the agent, the
+    /// sessions, their counters and marks, and the turn are free. Every run of every path starts
+    /// in such a state (the first at the initial state, each later one after `next_turn`).
+    pub(crate) fn unrolling_from_run_start(&self) -> (Self, Vec<Bool>) {
+        let mut any = self.unrolling_from_any_state();
+        let t = &any.tables;
+        let no = || Bool::from_bool(false);
+        let none_node = BV::from_u64(t.nodes as u64, t.node_bits);
+        let mut starts: Vec<usize> = self.sys.start_nodes.clone();
+        starts.extend(t.rows.iter().filter(|r| r.class == NEXT_TURN).map(|r| r.to));
+        starts.sort_unstable();
+        starts.dedup();
+        let mut constraints = Vec::new();
+        if let Some(s) = any.states.first_mut() {
+            s.escaped.iter_mut().for_each(|b| *b = no());
+            s.escaped_taint = no();
+            s.run_wrote = no();
+            s.run_untrusted = no();
+            s.run_confidential = no();
+            s.last_irreversible = none_node.clone();
+            s.pending = none_node;
+            s.via_model = no();
+            s.steps.iter_mut().for_each(|b| *b = no());
+            constraints.push(or_false(
+                starts.iter().map(|&v| s.node.eq(v as u64)).collect(),
+            ));
+            let agents = BV::from_u64(t.agents as u64, t.agent_bits);
+            constraints.push(s.agent.bvule(&agents));
+        }
+        if let Some(s) = any.states.first() {
+            constraints.extend(any.session_lemmas(s));
+        }
+        (any, constraints)
+    }
+
+    /// What holds of every reachable state's session: a tool both tracked as run and counted
+    /// ran in the session exactly when its count is at least one. Both start empty, both are set
+    /// by its run (through the check or around it) and both are emptied by a change of agent, and
+    /// nothing else changes either; a next turn keeps both. Without it, a run could start with a
+    /// tool run but not counted, and call it again past its limit.
+    pub(crate) fn session_lemmas(&self, s: &State) -> Vec<Bool> {
+        let t = &self.tables;
+        let set = &t.settable;
+        let mut out = Vec::new();
+        for (c, &(tool, _)) in t.count_tool.iter().enumerate() {
+            let Some(Some(r)) = self.sys.relevant.get(tool) else {
+                continue;
+            };
+            let both = set.counts.get(c).copied().unwrap_or(false)
+                && set.slots.get(*r).copied().unwrap_or(false);
+            if let (true, Some(ran), Some(once)) = (
+                both,
+                s.session.get(*r),
+                s.counts.get(c).and_then(|k| k.first()),
+            ) {
+                out.push(ran.eq(once));
+            }
+        }
+        out
+    }
+
     fn fresh_state(&self, j: usize) -> State {
         let sys = self.sys;
         let t = &self.tables;
@@ -598,8 +661,7 @@ impl<'s, 'a> Unrolling<'s, 'a> {
     /// The relevant slot of a tool named in an order rule, when it has one.
     pub(super) fn slot_of(&self, name: &str) -> Option<usize> {
         self.sys
-            .catalogue
-            .index(name)
+            .tool_index(name)
             .and_then(|i| self.sys.relevant.get(i).copied().flatten())
     }
 

@@ -31,10 +31,15 @@
 //! second solver holding one transition from any state, pinned to the model's state at `j`,
 //! closes every other obligation the same path reaches with another last edge. An obligation
 //! still open when every transition the bounds allow (`turns × (depth + 1) − 1`) is ruled out is
-//! unreachable. Two shortcuts close obligations unreachable earlier: one whose event neither
-//! transition 0 nor 1 can raise (every later transition is made as transition 1 is), and, once
-//! fifteen transitions are ruled out, one that induction proves: `k + 1` transitions from any
-//! state (reachable or not) cannot end in its event, for `k` of 1 or 3. When the solver gives up or
+//! unreachable. Three shortcuts close obligations unreachable earlier: one whose event neither
+//! transition 0 nor 1 can raise (every later transition is made as transition 1 is); once the
+//! first run is ruled out, one no run can raise: `depth` transitions from any state a run starts
+//! in (its run state reset, the sessions free but for `Unrolling::session_lemmas`) cannot raise
+//! it; and, once fifteen transitions are ruled out, one that induction proves: `k + 1`
+//! transitions from any state (reachable or not) cannot end in its event, for `k` of 1 or 3.
+//! A small catalogue's obligations are one search, over the whole state; a larger one's start,
+//! per rule, in the view that keeps what their events and their tools' checks read. When the
+//! solver gives up or
 //! the budget (`Bounds::solver_ms`, one deadline for every search of a proof) runs out, every
 //! open obligation is undecided, never unreachable.
 
@@ -67,6 +72,9 @@ use tables::{Cone, Slice};
 /// the start rather than only the obligation's view.
 const SMALL_CHECK: usize = 16;
 
+/// The key of the one search of a small catalogue, which answers every rule's obligations.
+const EVERY_RULE: &str = "*";
+
 /// Answers every obligation of the system within `Bounds::solver_ms`: one search per slice (the
 /// explicit search's view of the obligation, and the cone of state its event reads), and again
 /// with more kept for every witness that does not replay through the real check.
@@ -75,21 +83,33 @@ pub fn solve(sys: &System<'_>) -> BTreeMap<Obligation, Answer> {
     let mut answers: BTreeMap<Obligation, Answer> = BTreeMap::new();
     // One search per rule and slice: a search's obligations are then alike, and one question
     // (the induction's first, say) can settle all of them at once.
-    let mut round: BTreeMap<(&str, Slice), Vec<&Obligation>> = BTreeMap::new();
     // A small catalogue's check is cheap to encode whole, and a view there costs more searches
-    // again than it saves.
+    // again than it saves. Otherwise a rule's obligations start in one view: what their events
+    // read and what the checks of the tools they run read, so a first witness passes those
+    // checks (one search per rule rather than one per view, and no second round for those).
     let small = sys.relevant_count + sys.counted_count <= SMALL_CHECK;
+    let mut first: BTreeMap<(&str, Cone), (View, Vec<&Obligation>)> = BTreeMap::new();
     for o in &sys.obligations {
-        let slice = Slice {
-            view: if small {
-                View::all(sys)
-            } else {
-                View::for_obligation(sys, o)
-            },
-            cone: Cone::of(o.rule),
+        // A small catalogue's obligations are one search over the whole state: one unrolling
+        // and one run of windows for all of them, rather than one per rule.
+        let (view, key) = if small {
+            (View::all(sys), (EVERY_RULE, Cone::all()))
+        } else {
+            (
+                View::for_obligation_with_check(sys, o),
+                (o.rule, Cone::of(o.rule)),
+            )
         };
-        round.entry((o.rule, slice)).or_default().push(o);
+        let (joined, wanted) = first
+            .entry(key)
+            .or_insert_with(|| (View::none(sys), Vec::new()));
+        joined.join(&view);
+        wanted.push(o);
     }
+    let mut round: BTreeMap<(&str, Slice), Vec<&Obligation>> = first
+        .into_iter()
+        .map(|((rule, cone), (view, wanted))| ((rule, Slice { view, cone }), wanted))
+        .collect();
     // Searches cut short by their share of the budget, to be run again with what is left once
     // every other search has had its share.
     let mut late: Vec<((&str, Slice), Vec<&Obligation>)> = Vec::new();

@@ -10,7 +10,7 @@ use z3::ast::Bool;
 use super::decode;
 use super::encode::{State, Unrolling, or_false};
 use super::solver::{Outcome, Smt};
-use super::tables::Slice;
+use super::tables::{NEXT_TURN, Slice};
 use crate::system::{Answer, Obligation, System};
 
 /// The most transitions one query looks at together.
@@ -25,6 +25,7 @@ pub(super) fn run<'s>(
 ) -> BTreeMap<Obligation, Answer> {
     let mut search = Search::new(sys, slice, wanted, deadline);
     let transitions = search.unrolling.tables.transitions;
+    let run_length = sys.bounds.depth as usize;
     let mut from = 0;
     let mut width = 1;
     for j in 0..transitions {
@@ -40,7 +41,8 @@ pub(super) fn run<'s>(
                 return search.finish(true);
             }
         }
-        if j + 1 - from < width && j + 1 < transitions {
+        // A window also ends with the first run, where induction over runs is asked.
+        if j + 1 - from < width && j + 1 < transitions && j + 1 != run_length {
             continue;
         }
         let terms = search.events(from..j + 1);
@@ -57,7 +59,15 @@ pub(super) fn run<'s>(
                 }
             }
         }
-        // Every transition up to `j` is ruled out for what is open.
+        // Every transition up to `j` is ruled out for what is open: once that covers a whole
+        // first run, what is left is reachable only in a later turn, or not at all.
+        if j + 1 >= run_length && !search.by_runs_tried {
+            search.by_runs_tried = true;
+            // A question the solver gave up on leaves everything open: the windows go on.
+            if !search.open.is_empty() {
+                let _ = search.by_runs(INDUCTION_MODELS);
+            }
+        }
         if j + 1 >= INDUCT_AFTER && !search.inducted {
             search.inducted = true;
             for k in INDUCTION {
@@ -102,6 +112,8 @@ struct Search<'s, 'a> {
     open: Vec<&'s Obligation>,
     /// The search tried induction already.
     inducted: bool,
+    /// The search tried induction over runs already.
+    by_runs_tried: bool,
 }
 
 /// One transition from any state, in a solver of its own, with a literal per obligation's event.
@@ -182,7 +194,7 @@ impl<'s, 'a> Search<'s, 'a> {
         let smt = Smt::until(deadline);
         let keep: std::collections::BTreeSet<usize> = wanted
             .iter()
-            .filter_map(|o| sys.catalogue.index(&o.subject))
+            .filter_map(|o| sys.tool_index(&o.subject))
             .collect();
         let (unrolling, initial) = Unrolling::new(sys, slice, Some(&keep));
         for c in &initial {
@@ -203,6 +215,7 @@ impl<'s, 'a> Search<'s, 'a> {
             answers: BTreeMap::new(),
             open: wanted.to_vec(),
             inducted: false,
+            by_runs_tried: false,
         }
     }
 
@@ -298,6 +311,82 @@ impl<'s, 'a> Search<'s, 'a> {
                 Outcome::Sat(model) => {
                     let before = candidates.len();
                     candidates.retain(|(_, e)| !decode::holds(&model, e));
+                    if candidates.len() == before {
+                        // A model of the disjunction satisfies none of it.
+                        return Err(GaveUp);
+                    }
+                }
+                Outcome::Unknown => return Err(GaveUp),
+            }
+        }
+        for o in proved {
+            self.answers.insert(o.clone(), Answer::Unreachable);
+        }
+        let answers = &self.answers;
+        self.open.retain(|o| !answers.contains_key(*o));
+        Ok(())
+    }
+
+    /// Induction over runs: every run of a path starts in a state `unrolling_from_run_start`
+    /// allows, and takes at most `depth` steps before the next turn. In a solver of its own, the
+    /// first `depth` transitions from any such state (no next turn among them), asks whether one
+    /// can raise an open obligation's event. Where none can, no run of any path can: the
+    /// obligation is unreachable, however many turns the bounds allow. A model names events
+    /// some run can raise; those stay open, and the question is asked again of the others, at
+    /// most `models` times in all.
+    fn by_runs(&mut self, models: usize) -> Result<(), GaveUp> {
+        let smt = self.smt.sibling();
+        let (mut unrolling, start) = self.unrolling.unrolling_from_run_start();
+        for c in &start {
+            smt.assert(c);
+        }
+        let depth = self.unrolling.sys.bounds.depth as usize;
+        let mut live: Vec<Bool> = Vec::with_capacity(depth);
+        let mut candidates: Vec<(&'s Obligation, Vec<Bool>)> =
+            self.open.iter().map(|o| (*o, Vec::new())).collect();
+        for j in 0..depth {
+            let l = Bool::new_const(format!("run_live_{j}"));
+            if let Some(before) = live.last() {
+                smt.assert(&l.implies(before));
+            }
+            let transition = unrolling.extend();
+            for c in &transition.taken {
+                smt.assert(&l.implies(c));
+            }
+            for c in &transition.defined {
+                smt.assert(c);
+            }
+            smt.assert(&l.implies(unrolling.class_is(j, NEXT_TURN).not()));
+            for (o, events) in &mut candidates {
+                if let Some(e) = unrolling.event(o, j) {
+                    events.push(Bool::and(&[l.clone(), e]));
+                }
+            }
+            live.push(l);
+        }
+        let (mut candidates, proved): (Vec<_>, Vec<_>) =
+            candidates.into_iter().partition(|(_, e)| !e.is_empty());
+        let mut proved: Vec<&'s Obligation> = proved.into_iter().map(|(o, _)| o).collect();
+        let candidates_of = |c: &[(&'s Obligation, Vec<Bool>)]| -> Vec<(&'s Obligation, Bool)> {
+            c.iter().map(|(o, e)| (*o, Bool::or(e))).collect()
+        };
+        for at in 0..models {
+            if candidates.is_empty() {
+                break;
+            }
+            let q = Bool::new_const(format!("run_query_{at}"));
+            let any: Vec<Bool> = candidates_of(&candidates)
+                .into_iter()
+                .map(|(_, e)| e)
+                .collect();
+            smt.assert(&q.implies(Bool::or(&any)));
+            match smt.check(std::slice::from_ref(&q)) {
+                Outcome::Unsat => {
+                    proved.extend(candidates.drain(..).map(|(o, _)| o));
+                }
+                Outcome::Sat(model) => {
+                    let before = candidates.len();
+                    candidates.retain(|(_, e)| !e.iter().any(|e| decode::holds(&model, e)));
                     if candidates.len() == before {
                         // A model of the disjunction satisfies none of it.
                         return Err(GaveUp);

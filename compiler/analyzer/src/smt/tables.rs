@@ -387,8 +387,7 @@ fn interchangeable(
     let cone = slice.cone;
     let view = &slice.view;
     let slot_of = |name: &str| {
-        sys.catalogue
-            .index(name)
+        sys.tool_index(name)
             .map(|i| sys.relevant.get(i).copied().flatten())
     };
     let mut dropped = vec![false; nodes];
