@@ -12,12 +12,16 @@
 //!   ([`replay`]). A witness that does not replay names the tool whose check stopped it; the
 //!   obligation is searched again with that tool's `after`/`not_after` tools and its counter kept
 //!   as well. Each round keeps strictly more, so it ends, at worst with everything kept.
+//! - **Views searched together.** Views that keep what different agents' sessions hold are one
+//!   search in the view that keeps all of it ([`Owners::bins`]): sessions are emptied when the
+//!   agent changes, so its states are about the sum of theirs.
 //! - **Dominance on the budget.** Two states that differ only in their turn and step counters
 //!   are one state: the one with no more turns and no more steps used can take every route the
 //!   other can. The search keeps, per state, the counters that no other reached state beats.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
+use rustc_hash::FxHashMap;
 use stalwart_graph::{EdgeKind, NodeKind};
 
 use crate::system::{Answer, Obligation, SysEdge, System, is_code};
@@ -50,6 +54,9 @@ pub struct State {
     steps: u16,
     turn: u16,
 }
+
+/// An event a transition raises: its rule and subject.
+pub type Event<'a> = (&'static str, &'a str);
 
 /// The count of a counted slot in a state's sparse counts.
 fn count_of(counts: &[(u32, u8)], slot: usize) -> u8 {
@@ -197,15 +204,26 @@ pub fn solve(sys: &System<'_>) -> BTreeMap<Obligation, Answer> {
             .or_default()
             .push(o);
     }
+    let owners = Owners::of(sys);
+    let fanout = Fanout::of(sys);
     while !round.is_empty() {
         let mut next: BTreeMap<View, Vec<&Obligation>> = BTreeMap::new();
-        for (view, wanted) in round {
-            for (o, answer) in search(sys, &view, &wanted) {
+        for (view, members) in owners.bins(sys, round) {
+            // A witness that does not replay widens its obligation's own view, not the joined
+            // one: each round then keeps strictly more for it, and its next view can again be
+            // searched beside others.
+            let own: BTreeMap<&Obligation, &View> = members
+                .iter()
+                .flat_map(|(v, wanted)| wanted.iter().map(move |o| (*o, v)))
+                .collect();
+            let wanted: Vec<&Obligation> = own.keys().copied().collect();
+            for (o, answer) in search(sys, &fanout, &view, &wanted) {
                 let Answer::Reachable(path) = &answer else {
                     answers.insert(o.clone(), answer);
                     continue;
                 };
-                match check_witness(sys, &view, path, o) {
+                let from = own.get(o).copied().unwrap_or(&view);
+                match check_witness(sys, from, path, o) {
                     Witness::Replays => {
                         answers.insert(o.clone(), answer);
                     }
@@ -225,6 +243,131 @@ pub fn solve(sys: &System<'_>) -> BTreeMap<Obligation, Answer> {
             (o.clone(), answer)
         })
         .collect()
+}
+
+/// Who can set what a view keeps: for each tool slot and counter, the agents whose sessions
+/// hold it. A session is reset when the agent changes, so what one agent's tools set is never
+/// beside what another's set in the same state, except through `escaped` (the slots a
+/// `not_after` names, which a run carries from one agent's session to the next).
+struct Owners {
+    slot_agents: Vec<Vec<usize>>,
+    count_agents: Vec<Vec<usize>>,
+    /// Slots some tool's `not_after` names: the only ones `escaped` keeps.
+    carried: Vec<u64>,
+}
+
+/// The views one search answers, each with its obligations.
+type Members<'o> = Vec<(View, Vec<&'o Obligation>)>;
+
+/// The most carried slots one search keeps for views merged into it: each may double the states
+/// of every agent a run reaches after the agent that set it.
+const MAX_CARRIED: usize = 2;
+
+impl Owners {
+    fn of(sys: &System<'_>) -> Self {
+        let mut slot_agents = vec![Vec::new(); sys.relevant_count];
+        let mut count_agents = vec![Vec::new(); sys.counted_count];
+        for (agent, tools) in sys.agent_tools.iter().enumerate() {
+            for &tool in tools {
+                if let Some(Some(slot)) = sys.relevant.get(tool)
+                    && let Some(owners) = slot_agents.get_mut(*slot)
+                {
+                    owners.push(agent);
+                }
+                if let Some(Some(slot)) = sys.counted.get(tool)
+                    && let Some(owners) = count_agents.get_mut(*slot)
+                {
+                    owners.push(agent);
+                }
+            }
+        }
+        Self {
+            slot_agents,
+            count_agents,
+            carried: sys.carried.clone(),
+        }
+    }
+
+    /// The agents whose sessions hold what `view` keeps, and how many carried slots it keeps;
+    /// `None` when a kept slot or counter belongs to no agent (it is then searched alone).
+    fn of_view(&self, view: &View) -> Option<(Vec<usize>, usize)> {
+        let mut agents = Vec::new();
+        let mut carried = 0;
+        for (slot, owners) in self.slot_agents.iter().enumerate() {
+            if view.keeps_slot(slot) {
+                if owners.is_empty() {
+                    return None;
+                }
+                agents.extend_from_slice(owners);
+                carried += usize::from(bit(&self.carried, slot));
+            }
+        }
+        for (slot, owners) in self.count_agents.iter().enumerate() {
+            if view.keeps_count(slot) {
+                if owners.is_empty() {
+                    return None;
+                }
+                agents.extend_from_slice(owners);
+            }
+        }
+        agents.sort_unstable();
+        agents.dedup();
+        Some((agents, carried))
+    }
+
+    /// The searches of a round: views whose kept slots and counters belong to different agents
+    /// are searched together, in the view that keeps what each keeps. That view is the more
+    /// exact one for each obligation, and its states are about the sum of theirs rather than
+    /// the product (sessions reset between agents), so a large catalogue's round is a few
+    /// searches rather than one per tool's check.
+    /// Each search is its joined view with the views it answers and their obligations.
+    fn bins<'o>(
+        &self,
+        sys: &System<'_>,
+        round: BTreeMap<View, Vec<&'o Obligation>>,
+    ) -> Vec<(View, Members<'o>)> {
+        // (joined view, agents of the bin, carried slots kept, views and obligations)
+        let mut bins: Vec<(View, Vec<bool>, usize, Members<'o>)> = Vec::new();
+        let mut alone = Vec::new();
+        for (view, wanted) in round {
+            let Some((agents, carried)) = self.of_view(&view) else {
+                alone.push((view.clone(), vec![(view, wanted)]));
+                continue;
+            };
+            let fits = bins.iter().position(|(_, taken, kept, _)| {
+                kept + carried <= MAX_CARRIED
+                    && agents
+                        .iter()
+                        .all(|&a| !taken.get(a).copied().unwrap_or(false))
+            });
+            let at = match fits {
+                Some(at) => at,
+                None => {
+                    bins.push((
+                        View::none(sys),
+                        vec![false; sys.agent_tools.len()],
+                        0,
+                        Vec::new(),
+                    ));
+                    bins.len() - 1
+                }
+            };
+            if let Some((joined, taken, kept, all)) = bins.get_mut(at) {
+                joined.join(&view);
+                for a in agents {
+                    if let Some(t) = taken.get_mut(a) {
+                        *t = true;
+                    }
+                }
+                *kept += carried;
+                all.push((view, wanted));
+            }
+        }
+        bins.into_iter()
+            .map(|(view, _, _, wanted)| (view, wanted))
+            .chain(alone)
+            .collect()
+    }
 }
 
 /// What a witness found in a view comes to in the real system.
@@ -267,14 +410,16 @@ pub(crate) fn check_witness(
 /// One breadth-first search in a view, answering `wanted`.
 fn search<'o>(
     sys: &System<'_>,
+    fanout: &Fanout,
     view: &View,
     wanted: &[&'o Obligation],
 ) -> Vec<(&'o Obligation, Answer)> {
     // Per state without its counters: the (turn, steps) pairs reached that no other beats.
-    let mut seen: HashMap<State, Vec<(u16, u16)>> = HashMap::new();
-    // (state, parent index, edge taken)
-    let mut arena: Vec<(State, usize, usize)> = Vec::new();
-    let mut queue = VecDeque::new();
+    let mut seen: FxHashMap<State, Vec<(u16, u16)>> = FxHashMap::default();
+    // Per state reached: (parent index, edge taken). The states themselves are in the queue
+    // until taken from it; a witness needs only the edges.
+    let mut arena: Vec<(usize, usize)> = Vec::new();
+    let mut queue: VecDeque<(State, usize)> = VecDeque::new();
     let index: HashMap<(&str, &str), usize> = wanted
         .iter()
         .enumerate()
@@ -282,32 +427,35 @@ fn search<'o>(
         .collect();
     let mut found: Vec<Option<Vec<usize>>> = vec![None; wanted.len()];
     let mut left = wanted.len();
-    let mut states = 0usize;
     for &start in &sys.start_nodes {
         let s = initial(sys, start);
         if admit(&mut seen, &s) {
-            states += 1;
-            arena.push((s, usize::MAX, usize::MAX));
-            queue.push_back(arena.len() - 1);
+            arena.push((usize::MAX, usize::MAX));
+            queue.push_back((s, arena.len() - 1));
         }
     }
     let mut exhausted = false;
-    while let Some(at) = queue.pop_front() {
+    while let Some((state, at)) = queue.pop_front() {
         if left == 0 {
             break;
         }
-        let Some((state, ..)) = arena.get(at).cloned() else {
-            continue;
-        };
         let Some(edges) = sys.out.get(state.node as usize) else {
             continue;
         };
-        for edge in edges {
+        let chosen = fanout.takeable(state.node as usize, state.agent);
+        let count = chosen.as_ref().map_or(edges.len(), Vec::len);
+        for k in 0..count {
+            let at_edge = chosen
+                .as_ref()
+                .map_or(Some(k), |c| c.get(k).map(|&p| p as usize));
+            let Some(edge) = at_edge.and_then(|p| edges.get(p)) else {
+                continue;
+            };
             let Some((next, events)) = take_in(sys, view, &state, edge) else {
                 continue;
             };
             for (rule, subject) in events {
-                if let Some(&i) = index.get(&(rule, subject.as_str()))
+                if let Some(&i) = index.get(&(rule, subject))
                     && let Some(slot) = found.get_mut(i)
                     && slot.is_none()
                 {
@@ -318,13 +466,12 @@ fn search<'o>(
                 }
             }
             if admit(&mut seen, &next) {
-                if states >= sys.bounds.max_states {
+                if arena.len() >= sys.bounds.max_states {
                     exhausted = true;
                     break;
                 }
-                states += 1;
-                arena.push((next, at, edge.index));
-                queue.push_back(arena.len() - 1);
+                arena.push((at, edge.index));
+                queue.push_back((next, arena.len() - 1));
             }
         }
         if exhausted {
@@ -345,19 +492,95 @@ fn search<'o>(
         .collect()
 }
 
+/// The edges out of a node with many, by the agent they run as: a catalogue's every tool is
+/// called from one node (`confirm`, `guard`), and a state there can take only the edges of its
+/// own agent and those any agent takes (`take_in`), so a search tries those only.
+struct Fanout {
+    /// Per node with more than [`FANOUT`] edges out: the positions in `sys.out` of the edges any
+    /// agent can take, and per agent those only it can.
+    nodes: Vec<Option<Takeable>>,
+}
+
+/// Positions of the edges any agent takes, and per agent of those only it takes.
+type Takeable = (Vec<u32>, HashMap<u32, Vec<u32>>);
+
+/// Below this many edges out, a search tries each.
+const FANOUT: usize = 32;
+
+impl Fanout {
+    fn of(sys: &System<'_>) -> Self {
+        let nodes = sys
+            .out
+            .iter()
+            .map(|edges| {
+                if edges.len() <= FANOUT {
+                    return None;
+                }
+                let mut open = Vec::new();
+                let mut own: HashMap<u32, Vec<u32>> = HashMap::new();
+                for (at, e) in edges.iter().enumerate() {
+                    let at = u32::try_from(at).ok()?;
+                    let to_step = sys.kinds.get(e.to).copied() == Some(NodeKind::Step);
+                    match e.agent {
+                        Some(agent)
+                            if !to_step
+                                && !matches!(e.kind, EdgeKind::HandsOff | EdgeKind::Channel) =>
+                        {
+                            own.entry(u32::try_from(agent).ok()?).or_default().push(at);
+                        }
+                        _ => open.push(at),
+                    }
+                }
+                Some((open, own))
+            })
+            .collect();
+        Self { nodes }
+    }
+
+    /// The positions of the edges out of `node` a state of `agent` may take, in order; `None`
+    /// for every edge.
+    fn takeable(&self, node: usize, agent: u32) -> Option<Vec<u32>> {
+        if agent == NONE {
+            return None;
+        }
+        let (open, own) = self.nodes.get(node)?.as_ref()?;
+        let mine = own.get(&agent).map_or(&[][..], Vec::as_slice);
+        let mut out = Vec::with_capacity(open.len() + mine.len());
+        let (mut i, mut j) = (0, 0);
+        while let (Some(&a), Some(&b)) = (open.get(i), mine.get(j)) {
+            if a < b {
+                out.push(a);
+                i += 1;
+            } else {
+                out.push(b);
+                j += 1;
+            }
+        }
+        out.extend(open.get(i..).unwrap_or_default());
+        out.extend(mine.get(j..).unwrap_or_default());
+        Some(out)
+    }
+}
+
 /// Records a reached state unless one with no more turns and no more steps used, and otherwise
 /// equal, was reached already; whether it is new.
-fn admit(seen: &mut HashMap<State, Vec<(u16, u16)>>, s: &State) -> bool {
+fn admit(seen: &mut FxHashMap<State, Vec<(u16, u16)>>, s: &State) -> bool {
     let budget = (s.turn, s.steps);
-    let mut key = s.clone();
-    key.turn = 0;
-    key.steps = 0;
-    let front = seen.entry(key).or_default();
-    if front.iter().any(|&(t, k)| t <= budget.0 && k <= budget.1) {
-        return false;
+    let key = State {
+        turn: 0,
+        steps: 0,
+        ..s.clone()
+    };
+    // Most states taken are reached already: look before copying the key again.
+    if let Some(front) = seen.get_mut(&key) {
+        if front.iter().any(|&(t, k)| t <= budget.0 && k <= budget.1) {
+            return false;
+        }
+        front.retain(|&(t, k)| !(budget.0 <= t && budget.1 <= k));
+        front.push(budget);
+        return true;
     }
-    front.retain(|&(t, k)| !(budget.0 <= t && budget.1 <= k));
-    front.push(budget);
+    seen.insert(key, vec![budget]);
     true
 }
 
@@ -450,9 +673,9 @@ fn refused_by(sys: &System<'_>, view: &View, s: &State, e: &SysEdge) -> Option<u
     (!check_allows(sys, view, s, tool)).then_some(tool)
 }
 
-fn witness(arena: &[(State, usize, usize)], mut at: usize) -> Vec<usize> {
+fn witness(arena: &[(usize, usize)], mut at: usize) -> Vec<usize> {
     let mut edges = Vec::new();
-    while let Some((_, parent, edge)) = arena.get(at) {
+    while let Some((parent, edge)) = arena.get(at) {
         if *parent == usize::MAX {
             break;
         }
@@ -465,28 +688,40 @@ fn witness(arena: &[(State, usize, usize)], mut at: usize) -> Vec<usize> {
 
 /// Takes one edge from a state: the next state and the events that happen, or `None` when the
 /// edge cannot be taken (the check refuses, the bounds are reached).
-pub fn take(
-    sys: &System<'_>,
-    s: &State,
-    e: &SysEdge,
-) -> Option<(State, Vec<(&'static str, String)>)> {
+pub fn take<'a>(sys: &System<'a>, s: &State, e: &SysEdge) -> Option<(State, Vec<Event<'a>>)> {
     take_in(sys, &View::all(sys), s, e)
 }
 
 /// Takes one edge from a state in a view: the next state and the events that happen, or `None`
 /// when the edge cannot be taken (the check refuses, the bounds are reached).
-fn take_in(
-    sys: &System<'_>,
+fn take_in<'a>(
+    sys: &System<'a>,
     view: &View,
     s: &State,
     e: &SysEdge,
-) -> Option<(State, Vec<(&'static str, String)>)> {
+) -> Option<(State, Vec<Event<'a>>)> {
+    // The conversation's agent changes only by a hand-off, a channel, or a custom step that acts
+    // as another agent; every other route runs as the agent the state already has. (Asked
+    // first: a node a catalogue's every tool is routed from has an edge per tool, and most are
+    // another agent's.)
+    let to_step = sys.kinds.get(e.to).copied() == Some(NodeKind::Step);
+    if let Some(agent) = e.agent
+        && s.agent != NONE
+        && agent as u32 != s.agent
+        && !matches!(e.kind, EdgeKind::HandsOff | EdgeKind::Channel)
+        && !to_step
+    {
+        return None;
+    }
+    let next_turn = e.kind == EdgeKind::NextTurn;
+    if next_turn && u32::from(s.turn) + 1 >= sys.bounds.turns
+        || !next_turn && u32::from(s.steps) >= sys.bounds.depth
+    {
+        return None;
+    }
     let mut n = s.clone();
-    let mut events: Vec<(&'static str, String)> = Vec::new();
-    if e.kind == EdgeKind::NextTurn {
-        if u32::from(s.turn) + 1 >= sys.bounds.turns {
-            return None;
-        }
+    let mut events: Vec<Event<'a>> = Vec::new();
+    if next_turn {
         n.turn += 1;
         n.steps = 0;
         n.escaped.iter_mut().for_each(|w| *w = 0);
@@ -498,30 +733,22 @@ fn take_in(
         n.pending_candidate = NONE;
         n.via_model = false;
     } else {
-        if u32::from(s.steps) >= sys.bounds.depth {
-            return None;
-        }
         n.steps += 1;
     }
     n.node = e.to as u32;
-    // The conversation's agent changes only by a hand-off, a channel, or a custom step that acts
-    // as another agent; every other route runs as the agent the state already has.
-    let to_step = sys.kinds.get(e.to).copied() == Some(NodeKind::Step);
-    if let Some(agent) = e.agent
-        && s.agent != NONE
-        && agent as u32 != s.agent
-        && !matches!(e.kind, EdgeKind::HandsOff | EdgeKind::Channel)
-        && !to_step
-    {
-        return None;
-    }
     // The agent the route runs as: a hand-off or another agent's route starts its session.
     if let Some(agent) = e.agent
         && agent as u32 != s.agent
     {
         if s.agent != NONE {
-            for (w, x) in n.escaped.iter_mut().zip(s.session.iter()) {
-                *w |= x;
+            // Only what a `not_after` names is read of them (QG003).
+            for ((w, x), c) in n
+                .escaped
+                .iter_mut()
+                .zip(s.session.iter())
+                .zip(sys.carried.iter())
+            {
+                *w |= x & c;
             }
             n.escaped_taint |= s.tainted;
         }
@@ -541,15 +768,15 @@ fn take_in(
     if to_kind == Some(NodeKind::Model)
         && let Some(agent) = sys.node_agent.get(e.to).copied().flatten()
     {
-        events.push(("reach_model", sys.agent_name(agent).to_string()));
+        events.push(("reach_model", sys.agent_name(agent)));
     }
     if to_kind == Some(NodeKind::Step) {
-        let name = sys.node_id(e.to).to_string();
+        let name = sys.node_id(e.to);
         if sys.steps_after_guard.get(e.to).copied().unwrap_or(false) {
-            events.push(("QG002", name.clone()));
+            events.push(("QG002", name));
         }
         if sys.steps_route_tool.get(e.to).copied().unwrap_or(false) {
-            events.push(("QG016", name.clone()));
+            events.push(("QG016", name));
         }
         let step_agent = sys.node_agent.get(e.to).copied().flatten();
         if let Some(step_agent) = step_agent
@@ -602,27 +829,27 @@ fn check_allows(sys: &System<'_>, view: &View, s: &State, tool: usize) -> bool {
     true
 }
 
-fn run_tool(
-    sys: &System<'_>,
+fn run_tool<'a>(
+    sys: &System<'a>,
     view: &View,
     s: &State,
     n: &mut State,
     tool: usize,
     guarded: bool,
-    events: &mut Vec<(&'static str, String)>,
+    events: &mut Vec<Event<'a>>,
 ) {
     let Some(t) = sys.catalogue.tools.get(tool) else {
         return;
     };
-    let name = t.name.clone();
+    let name = sys.tool_name(tool);
     let untrusted = s.tainted || s.run_untrusted;
     if !guarded {
-        events.push(("QG001", name.clone()));
+        events.push(("QG001", name));
         if t.has_order_rule() {
-            events.push(("QG014", name.clone()));
+            events.push(("QG014", name));
         }
         if t.write && untrusted {
-            events.push(("QG012", name.clone()));
+            events.push(("QG012", name));
         }
     } else {
         let escaped = |other: &str| {
@@ -633,49 +860,43 @@ fn run_tool(
         if t.not_after.iter().any(|a| escaped(a))
             || (t.not_after_untrusted && s.escaped_taint && !s.tainted)
         {
-            events.push(("QG003", name.clone()));
+            events.push(("QG003", name));
         }
     }
     if t.write {
         if s.run_wrote {
-            events.push(("QG105", name.clone()));
+            events.push(("QG105", name));
         }
         if s.pending_candidate != NONE && s.pending_candidate as usize != tool {
-            events.push((
-                "QG105",
-                sys.tool_name(s.pending_candidate as usize).to_string(),
-            ));
+            events.push(("QG105", sys.tool_name(s.pending_candidate as usize)));
         }
         if t.undo_tool.is_some() && s.last_irreversible != NONE {
-            events.push((
-                "QG013",
-                sys.tool_name(s.last_irreversible as usize).to_string(),
-            ));
+            events.push(("QG013", sys.tool_name(s.last_irreversible as usize)));
         }
     }
     if t.sends_out && s.run_confidential {
-        events.push(("QG019", name.clone()));
+        events.push(("QG019", name));
     }
     if t.writes_to
         .as_ref()
         .is_some_and(|st| sys.persistent.contains(st))
         && untrusted
     {
-        events.push(("QG021", name.clone()));
+        events.push(("QG021", name));
     }
     if s.via_model {
         if t.argument_kinds.iter().any(|(_, k)| is_code(*k)) {
-            events.push(("QG017", name.clone()));
+            events.push(("QG017", name));
         }
         if t.argument_kinds.iter().any(|(_, k)| !is_code(*k)) {
-            events.push(("QG018", name.clone()));
+            events.push(("QG018", name));
         }
     }
     if t.retrieves_from
         .as_ref()
         .is_some_and(|st| sys.unbound.contains(st))
     {
-        events.push(("QG020", name.clone()));
+        events.push(("QG020", name));
     }
     if let Some(Some(slot)) = sys.relevant.get(tool)
         && view.keeps_slot(*slot)

@@ -2,13 +2,13 @@
 //! the structure of the graph, the catalogue and the rulebook's gates. Also the list of rules
 //! that had nothing to read.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::Serialize;
 use stalwart_graph::{AgentGraph, Place};
 use stalwart_record as rec;
 
-use crate::catalogue::Catalogue;
+use crate::catalogue::{Catalogue, ToolFacts};
 use crate::rules::rule_by_id;
 use crate::system::{Answer, Obligation};
 
@@ -454,7 +454,19 @@ pub fn from_structure(inputs: &Inputs<'_>) -> Vec<Finding> {
             );
         }
     }
-    let listed = |tool: &str| g.agents.iter().any(|a| a.tools.iter().any(|t| t == tool));
+    let listed_tools: HashSet<&str> = g
+        .agents
+        .iter()
+        .flat_map(|a| a.tools.iter().map(String::as_str))
+        .collect();
+    let listed = |tool: &str| listed_tools.contains(tool);
+    // Per argument name, the writes that check it, in catalogue order (QG104's peers).
+    let mut checkers: HashMap<&str, Vec<&ToolFacts>> = HashMap::new();
+    for p in cat.tools.iter().filter(|p| p.write) {
+        for arg in &p.checked_arguments {
+            checkers.entry(arg.as_str()).or_default().push(p);
+        }
+    }
     for t in cat.tools.iter().filter(|t| t.write && listed(&t.name)) {
         if !t.gate.governed && !t.has_order_rule() && !t.has_limits {
             push(
@@ -471,10 +483,9 @@ pub fn from_structure(inputs: &Inputs<'_>) -> Vec<Finding> {
             if t.checked_arguments.contains(arg) {
                 continue;
             }
-            if let Some(peer) = cat
-                .tools
-                .iter()
-                .find(|p| p.write && p.name != t.name && p.checked_arguments.contains(arg))
+            if let Some(peer) = checkers
+                .get(arg.as_str())
+                .and_then(|peers| peers.iter().find(|p| p.name != t.name))
             {
                 push(
                     "QG104",

@@ -2,10 +2,12 @@
 //! schema, an undo that is not retry-safe or that the agent cannot reach). None of these blocks an
 //! agent; the report lists them first, in the order the runtime raises them.
 
+use std::collections::{HashMap, HashSet};
+
 use serde::{Deserialize, Serialize};
 use stalwart_graph::AgentGraph;
 
-use crate::catalogue::Catalogue;
+use crate::catalogue::{Catalogue, ToolFacts};
 
 /// One lint.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -32,6 +34,11 @@ pub fn lint(catalogue: &Catalogue, graph: &AgentGraph) -> Vec<Lint> {
             message,
         });
     };
+    // The first tool of each name, as `Catalogue::tool` finds it.
+    let mut by_name: HashMap<&str, &ToolFacts> = HashMap::new();
+    for t in &catalogue.tools {
+        by_name.entry(t.name.as_str()).or_insert(t);
+    }
     for t in catalogue.tools.iter().filter(|t| t.write) {
         if !t.retry_safe {
             push(
@@ -48,7 +55,7 @@ pub fn lint(catalogue: &Catalogue, graph: &AgentGraph) -> Vec<Lint> {
             );
         }
         if let Some(undo) = &t.undo_tool
-            && catalogue.tool(undo).is_some_and(|u| !u.retry_safe)
+            && by_name.get(undo.as_str()).is_some_and(|u| !u.retry_safe)
         {
             push(
                 "compensation_not_retry_safe",
@@ -57,10 +64,31 @@ pub fn lint(catalogue: &Catalogue, graph: &AgentGraph) -> Vec<Lint> {
             );
         }
     }
+    // Per tool, the agents that list it, in order; per agent, what it lists.
+    let lists: Vec<HashSet<&str>> = graph
+        .agents
+        .iter()
+        .map(|a| a.tools.iter().map(String::as_str).collect())
+        .collect();
+    let mut listed_by: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, a) in graph.agents.iter().enumerate() {
+        for t in &a.tools {
+            let by = listed_by.entry(t.as_str()).or_default();
+            if by.last() != Some(&i) {
+                by.push(i);
+            }
+        }
+    }
     for t in catalogue.tools.iter().filter(|t| t.write) {
         let Some(undo) = &t.undo_tool else { continue };
-        for a in &graph.agents {
-            if a.tools.contains(&t.name) && !a.tools.contains(undo) {
+        let agents = listed_by
+            .get(t.name.as_str())
+            .map_or(&[][..], Vec::as_slice);
+        for (a, tools) in agents
+            .iter()
+            .filter_map(|&i| Some((graph.agents.get(i)?, lists.get(i)?)))
+        {
+            if !tools.contains(undo.as_str()) {
                 push(
                     "compensation_out_of_reach",
                     &t.name,

@@ -9,7 +9,7 @@
 //! the run so far are no longer in its history. Sessions are not resumed: handing back starts
 //! afresh, an over-approximation that can only add behaviours.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use stalwart_graph::{AgentGraph, EdgeKind, NodeKind};
 
@@ -102,6 +102,9 @@ pub struct System<'a> {
     /// Tools with a session `at_most`: slot per tool.
     pub counted: Vec<Option<usize>>,
     pub counted_count: usize,
+    /// Slots some tool's `not_after` names, bit per slot: the only tools that having run in an
+    /// earlier session of the run is read for (QG003).
+    pub carried: Vec<u64>,
     /// Steps routed from the guard.
     pub steps_after_guard: Vec<bool>,
     /// Steps whose routes name a tool directly.
@@ -196,7 +199,7 @@ impl<'a> System<'a> {
             })
             .collect();
         let mut relevant = vec![None; catalogue.tools.len()];
-        let mut relevant_count = 0;
+        let mut relevant_count: usize = 0;
         let mut counted = vec![None; catalogue.tools.len()];
         let mut counted_count = 0;
         for t in &catalogue.tools {
@@ -207,6 +210,18 @@ impl<'a> System<'a> {
                 {
                     *slot = Some(relevant_count);
                     relevant_count += 1;
+                }
+            }
+        }
+        let mut carried = vec![0u64; relevant_count.div_ceil(64)];
+        for t in &catalogue.tools {
+            for name in &t.not_after {
+                if let Some(slot) = tool_by_name
+                    .get(name.as_str())
+                    .and_then(|&i| relevant.get(i).copied().flatten())
+                    && let Some(w) = carried.get_mut(slot / 64)
+                {
+                    *w |= 1u64 << (slot % 64);
                 }
             }
         }
@@ -272,6 +287,7 @@ impl<'a> System<'a> {
             relevant_count,
             counted,
             counted_count,
+            carried,
             steps_after_guard,
             steps_route_tool,
             persistent,
@@ -299,12 +315,13 @@ impl<'a> System<'a> {
                 subject: subject.to_string(),
             })
         };
-        let reached = |tool: &str| {
-            self.graph
-                .edges
-                .iter()
-                .any(|e| e.tool.as_deref() == Some(tool))
-        };
+        let on_edges: HashSet<&str> = self
+            .graph
+            .edges
+            .iter()
+            .filter_map(|e| e.tool.as_deref())
+            .collect();
+        let reached = |tool: &str| on_edges.contains(tool);
         for t in &self.catalogue.tools {
             if !reached(&t.name) {
                 continue;
@@ -366,7 +383,7 @@ impl<'a> System<'a> {
         out
     }
 
-    pub fn tool_name(&self, tool: usize) -> &str {
+    pub fn tool_name(&self, tool: usize) -> &'a str {
         self.catalogue
             .tools
             .get(tool)
@@ -374,7 +391,7 @@ impl<'a> System<'a> {
             .unwrap_or("")
     }
 
-    pub fn agent_name(&self, agent: usize) -> &str {
+    pub fn agent_name(&self, agent: usize) -> &'a str {
         self.graph
             .agents
             .get(agent)
@@ -382,7 +399,7 @@ impl<'a> System<'a> {
             .unwrap_or("")
     }
 
-    pub fn node_id(&self, node: usize) -> &str {
+    pub fn node_id(&self, node: usize) -> &'a str {
         self.graph
             .nodes
             .get(node)

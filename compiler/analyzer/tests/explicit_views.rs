@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{AgentSpec, Spec, ToolSpec};
+use common::{AgentSpec, Spec, ToolSpec, Undo};
 use stalwart_analyzer::explicit;
 use stalwart_analyzer::{Answer, Bounds, Obligation, System};
 
@@ -104,4 +104,101 @@ fn a_depth_too_small_for_the_order_rule_leaves_it_unreachable() {
     };
     assert_eq!(answer(Vec::new()), Some("reachable"));
     assert_eq!(answer(vec![2]), Some("unreachable"));
+}
+
+/// Desks of four tools, each its own agent handing off to the next: `r` a confidential
+/// read, `w` a write after `r`, once a session, undone by `u`; `s` an irreversible write after
+/// `w` that sends out; `u` a write with no undo, or with `not_after: [r of the desk before]`
+/// on every third desk (a bit a run carries from one session to the next). Twelve desks put more
+/// than 32 edges out of `confirm`, and each desk's views keep only its own agent's bits.
+fn desks(n: usize) -> Spec {
+    let mut tools = Vec::new();
+    let mut agents = Vec::new();
+    for k in 0..n {
+        let base = 4 * k;
+        let mut read = ToolSpec::read();
+        read.confidential = true;
+        let mut write = ToolSpec::write();
+        write.after = vec![base];
+        write.at_most = Some(1);
+        write.undo = Undo::Tool(base + 3);
+        let mut send = ToolSpec::write();
+        send.after = vec![base + 1];
+        send.irreversible = true;
+        send.sends_out = true;
+        let mut undo = ToolSpec::write();
+        undo.undo = Undo::None;
+        if k > 0 && k % 3 == 0 {
+            undo.not_after = vec![base - 4];
+        }
+        tools.extend([read, write, send, undo]);
+        agents.push(AgentSpec {
+            model: true,
+            tools: vec![base, base + 1, base + 2, base + 3],
+            hands_off_to: if k + 1 < n { vec![k + 1] } else { Vec::new() },
+            privilege: 0,
+            on_unread: "refuse",
+        });
+    }
+    Spec {
+        tools,
+        agents,
+        ..Spec::default()
+    }
+}
+
+#[cfg(feature = "z3")]
+#[test]
+fn desks_of_many_agents_searched_together_answer_as_z3_does() {
+    let spec = desks(12);
+    let graph = spec.graph();
+    let catalogue = spec.catalogue();
+    let bounds = Bounds {
+        depth: 12,
+        turns: 2,
+        ..Bounds::default()
+    };
+    let sys = System::new(&graph, &catalogue, bounds);
+    let confirm = graph
+        .nodes
+        .iter()
+        .position(|n| n.id == "confirm")
+        .and_then(|i| sys.out.get(i))
+        .map_or(0, Vec::len);
+    assert!(confirm > 32, "confirm has {confirm} edges out");
+    let ours = explicit::solve(&sys);
+    let theirs = stalwart_analyzer::smt::solve(&sys);
+    assert_eq!(ours.len(), sys.obligations.len());
+    let mut reachable = 0;
+    for (o, answer) in &ours {
+        let z3 = theirs.get(o);
+        match answer {
+            Answer::Reachable(path) => {
+                reachable += 1;
+                assert!(explicit::replay(&sys, path, o), "{o:?}: {path:?}");
+                assert!(
+                    matches!(z3, Some(Answer::Reachable(_))),
+                    "{o:?}: explicit reachable, z3 {z3:?}"
+                );
+            }
+            Answer::Unreachable => assert!(
+                matches!(z3, Some(Answer::Unreachable)),
+                "{o:?}: explicit unreachable, z3 {z3:?}"
+            ),
+            Answer::Undecided => panic!("{o:?} undecided"),
+        }
+    }
+    // Every desk sends out after its confidential read (r, w, s), and so QG019 holds of each.
+    for k in 0..12 {
+        let o = Obligation {
+            rule: "QG019",
+            subject: format!("t{}", 4 * k + 2),
+        };
+        assert!(
+            matches!(ours.get(&o), Some(Answer::Reachable(_))),
+            "{o:?}: {:?}",
+            ours.get(&o)
+        );
+    }
+    assert!(reachable >= 12);
 }

@@ -1,7 +1,7 @@
 //! Builds the agent graph from agent.yaml's typed tree and the catalogue: every node, and every
 //! route with the place in agent.yaml (or the tool's declaration) that makes it.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use stalwart_agent as ast;
 use stalwart_diagnostics::Span;
@@ -33,6 +33,9 @@ pub fn build_graph(
         nodes: Vec::new(),
         edges: Vec::new(),
         listed,
+        ids: HashSet::new(),
+        routes_from: HashSet::new(),
+        declared: tools.iter().map(|d| d.name.value.clone()).collect(),
     };
     let first = agent
         .agents
@@ -101,7 +104,7 @@ pub fn build_graph(
 
     cx.edge("turn", "router", EdgeKind::Route, None, None, first.clone());
     for a in &agent.agents {
-        cx.agent_edges(a, agent, tools);
+        cx.agent_edges(a, agent);
     }
     for s in &agent.steps {
         cx.step_edges(s, agent);
@@ -127,7 +130,7 @@ pub fn build_graph(
     let steps = agent
         .steps
         .iter()
-        .map(|s| step_info(s, &cx.nodes, place))
+        .map(|s| step_info(s, &cx.ids, place))
         .collect();
     AgentGraph {
         format: FORMAT.to_string(),
@@ -228,8 +231,8 @@ fn agent_info(a: &ast::AgentDecl, place: &dyn Fn(Span) -> Place) -> AgentInfo {
     }
 }
 
-fn step_info(s: &ast::StepDecl, nodes: &[Node], place: &dyn Fn(Span) -> Place) -> StepInfo {
-    let known = |name: &str| nodes.iter().any(|n| n.id == name);
+fn step_info(s: &ast::StepDecl, ids: &HashSet<String>, place: &dyn Fn(Span) -> Place) -> StepInfo {
+    let known = |name: &str| ids.contains(name);
     let unknown = s
         .from
         .iter()
@@ -256,11 +259,17 @@ struct Ctx<'a> {
     /// For each tool, `(agent, place)` of every entry of an agent's `tools:` that names it, in
     /// the order of agent.yaml.
     listed: BTreeMap<String, Vec<(String, Place)>>,
+    /// The ids of `nodes`.
+    ids: HashSet<String>,
+    /// `(from, agent)` of every route edge so far.
+    routes_from: HashSet<(String, Option<String>)>,
+    /// The names of the tools declared.
+    declared: HashSet<String>,
 }
 
 impl Ctx<'_> {
     fn node(&mut self, id: &str, kind: NodeKind, agent: Option<&str>, place: Option<Place>) {
-        if self.nodes.iter().any(|n| n.id == id) {
+        if !self.ids.insert(id.to_string()) {
             return;
         }
         self.nodes.push(Node {
@@ -280,6 +289,10 @@ impl Ctx<'_> {
         tool: Option<&str>,
         place: Place,
     ) {
+        if kind == EdgeKind::Route {
+            self.routes_from
+                .insert((from.to_string(), agent.map(str::to_string)));
+        }
         self.edges.push(Edge {
             from: from.to_string(),
             to: to.to_string(),
@@ -292,10 +305,10 @@ impl Ctx<'_> {
     }
 
     fn has_node(&self, id: &str) -> bool {
-        self.nodes.iter().any(|n| n.id == id)
+        self.ids.contains(id)
     }
 
-    fn agent_edges(&mut self, a: &ast::AgentDecl, file: &ast::AgentFile, tools: &[ast::ToolDecl]) {
+    fn agent_edges(&mut self, a: &ast::AgentDecl, file: &ast::AgentFile) {
         let name = a.name.value.as_str();
         let at = (self.place)(a.name.span);
         let tools_at = a
@@ -371,6 +384,8 @@ impl Ctx<'_> {
             });
         }
         let exit = a.exit_after.as_ref();
+        self.routes_from
+            .insert((model.clone(), Some(name.to_string())));
         self.edges.push(Edge {
             from: model.clone(),
             to: "end".to_string(),
@@ -386,7 +401,7 @@ impl Ctx<'_> {
                 .unwrap_or(model_at.clone()),
         });
         for t in &a.tools {
-            if !tools.iter().any(|d| d.name.value == t.value) {
+            if !self.declared.contains(&t.value) {
                 continue;
             }
             self.edge(
@@ -494,11 +509,9 @@ impl Ctx<'_> {
                         p.clone(),
                     );
                 }
-                let back = self.edges.iter().any(|e| {
-                    e.from == id
-                        && e.agent.as_deref() == Some(agent.as_str())
-                        && e.kind == EdgeKind::Route
-                });
+                let back = self
+                    .routes_from
+                    .contains(&(id.clone(), Some(agent.clone())));
                 if !back {
                     self.edge(&id, "end", EdgeKind::Route, Some(&agent), Some(name), p);
                 }

@@ -33,7 +33,8 @@
 //! still open when every transition the bounds allow (`turns × (depth + 1) − 1`) is ruled out is
 //! unreachable. Three shortcuts close obligations unreachable earlier: one whose event neither
 //! transition 0 nor 1 can raise (every later transition is made as transition 1 is); once the
-//! first run is ruled out, one no run can raise: `depth` transitions from any state a run starts
+//! first run is ruled out (or at once, on a thread of its own, for a small catalogue's one
+//! search), one no run can raise: `depth` transitions from any state a run starts
 //! in (its run state reset, the sessions free but for `Unrolling::session_lemmas`) cannot raise
 //! it; and, once fifteen transitions are ruled out, one that induction proves: `k + 1`
 //! transitions from any state (reachable or not) cannot end in its event, for `k` of 1 or 3.
@@ -131,7 +132,8 @@ pub fn solve(sys: &System<'_>) -> BTreeMap<Obligation, Answer> {
             let share =
                 deadline.saturating_duration_since(now) / u32::try_from(count - i).unwrap_or(1);
             let final_word = last_chance || now + share >= deadline;
-            let mut found = search::run(sys, &slice, &wanted, now + share);
+            let ahead = rule == EVERY_RULE;
+            let mut found = search::run(sys, &slice, &wanted, now + share, ahead);
             let mut again = Vec::new();
             for o in wanted {
                 let answer = found.remove(o).unwrap_or(Answer::Undecided);

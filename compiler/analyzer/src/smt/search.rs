@@ -2,7 +2,8 @@
 //! transition where a window holds something, with each model swept by a one-transition solver
 //! (see the module above for why each answer is sound and each witness shortest).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::mpsc;
 use std::time::Instant;
 
 use z3::ast::Bool;
@@ -16,14 +17,62 @@ use crate::system::{Answer, Obligation, System};
 /// The most transitions one query looks at together.
 const MAX_WINDOW: usize = 8;
 
+/// The most models the induction over runs asked ahead looks at: it starts with every obligation,
+/// the reachable ones among them, and each model drops at least one.
+const AHEAD_MODELS: usize = 8;
+
 /// Answers the obligations `wanted` in a slice of the system, giving up at `deadline`.
+///
+/// With `ahead`, the induction over runs is asked at once, of every obligation, on a thread of
+/// its own beside the windows (each thread has its own z3 context): what it proves is closed as
+/// soon as it answers, and the windows need then only go on for the rest. Its proof needs
+/// nothing of the windows (the initial state is one a run starts in), so it may come first. A
+/// small catalogue's one search asks it so; a large one's many searches would only contend for
+/// the cores.
 pub(super) fn run<'s>(
     sys: &'s System<'_>,
     slice: &Slice,
     wanted: &[&'s Obligation],
     deadline: Instant,
+    ahead: bool,
+) -> BTreeMap<Obligation, Answer> {
+    if !ahead {
+        return run_with(sys, slice, wanted, deadline, None);
+    }
+    std::thread::scope(|scope| {
+        let (tx, rx) = mpsc::channel();
+        scope.spawn(move || {
+            let smt = Smt::until(deadline);
+            let (unrolling, _) = Unrolling::new(sys, slice, Some(&kept(sys, wanted)));
+            let proved = no_run_raises(&smt, &unrolling, wanted, AHEAD_MODELS).ok();
+            // The search may have ended without waiting for it: nothing is then listening.
+            let _ = tx.send(proved);
+        });
+        run_with(sys, slice, wanted, deadline, Some(rx))
+    })
+}
+
+/// The tools the obligations name: the slice keeps their nodes apart from the others.
+fn kept(sys: &System<'_>, wanted: &[&Obligation]) -> BTreeSet<usize> {
+    wanted
+        .iter()
+        .filter_map(|o| sys.tool_index(&o.subject))
+        .collect()
+}
+
+/// What the induction over runs asked ahead answers: the obligations it proved unreachable, or
+/// nothing when it gave up.
+type Ahead<'s> = mpsc::Receiver<Option<Vec<&'s Obligation>>>;
+
+fn run_with<'s>(
+    sys: &'s System<'_>,
+    slice: &Slice,
+    wanted: &[&'s Obligation],
+    deadline: Instant,
+    ahead: Option<Ahead<'s>>,
 ) -> BTreeMap<Obligation, Answer> {
     let mut search = Search::new(sys, slice, wanted, deadline);
+    search.ahead = ahead;
     let transitions = search.unrolling.tables.transitions;
     let run_length = sys.bounds.depth as usize;
     let mut from = 0;
@@ -36,8 +85,8 @@ pub(super) fn run<'s>(
         if j == 1 {
             search.close_eventless();
             // One cheap question first: whether two transitions from any state can end in any
-            // open event at all.
-            if !search.open.is_empty() && search.induct(1, 1).is_err() {
+            // open event at all (asked ahead, the induction over runs is the stronger question).
+            if search.ahead.is_none() && !search.open.is_empty() && search.induct(1, 1).is_err() {
                 return search.finish(true);
             }
         }
@@ -61,8 +110,12 @@ pub(super) fn run<'s>(
         }
         // Every transition up to `j` is ruled out for what is open: once that covers a whole
         // first run, what is left is reachable only in a later turn, or not at all.
+        search.take_ahead(false);
         if j + 1 >= run_length && !search.by_runs_tried {
             search.by_runs_tried = true;
+            // What was asked ahead answers first; asked again, the question holds only what is
+            // still open, which it may settle where the first gave up.
+            search.take_ahead(true);
             // A question the solver gave up on leaves everything open: the windows go on.
             if !search.open.is_empty() {
                 let _ = search.by_runs(INDUCTION_MODELS);
@@ -114,6 +167,8 @@ struct Search<'s, 'a> {
     inducted: bool,
     /// The search tried induction over runs already.
     by_runs_tried: bool,
+    /// The induction over runs asked ahead, until it has answered.
+    ahead: Option<Ahead<'s>>,
 }
 
 /// One transition from any state, in a solver of its own, with a literal per obligation's event.
@@ -192,11 +247,7 @@ impl<'s, 'a> Search<'s, 'a> {
         deadline: Instant,
     ) -> Self {
         let smt = Smt::until(deadline);
-        let keep: std::collections::BTreeSet<usize> = wanted
-            .iter()
-            .filter_map(|o| sys.tool_index(&o.subject))
-            .collect();
-        let (unrolling, initial) = Unrolling::new(sys, slice, Some(&keep));
+        let (unrolling, initial) = Unrolling::new(sys, slice, Some(&kept(sys, wanted)));
         for c in &initial {
             smt.assert(c);
         }
@@ -216,6 +267,7 @@ impl<'s, 'a> Search<'s, 'a> {
             open: wanted.to_vec(),
             inducted: false,
             by_runs_tried: false,
+            ahead: None,
         }
     }
 
@@ -297,109 +349,24 @@ impl<'s, 'a> Search<'s, 'a> {
                 None => proved.push(*o),
             }
         }
-        for at in 0..models {
-            if candidates.is_empty() {
-                break;
-            }
-            let q = Bool::new_const(format!("induct_{k}_{at}"));
-            let any: Vec<Bool> = candidates.iter().map(|(_, e)| e.clone()).collect();
-            smt.assert(&q.implies(Bool::or(&any)));
-            match smt.check(std::slice::from_ref(&q)) {
-                Outcome::Unsat => {
-                    proved.extend(candidates.drain(..).map(|(o, _)| o));
-                }
-                Outcome::Sat(model) => {
-                    let before = candidates.len();
-                    candidates.retain(|(_, e)| !decode::holds(&model, e));
-                    if candidates.len() == before {
-                        // A model of the disjunction satisfies none of it.
-                        return Err(GaveUp);
-                    }
-                }
-                Outcome::Unknown => return Err(GaveUp),
-            }
-        }
-        for o in proved {
-            self.answers.insert(o.clone(), Answer::Unreachable);
-        }
-        let answers = &self.answers;
-        self.open.retain(|o| !answers.contains_key(*o));
+        let proved = settle(&smt, &format!("induct_{k}"), candidates, proved, models)?;
+        self.close_unreachable(proved);
         Ok(())
     }
 
-    /// Induction over runs: every run of a path starts in a state `unrolling_from_run_start`
-    /// allows, and takes at most `depth` steps before the next turn. In a solver of its own, the
-    /// first `depth` transitions from any such state (no next turn among them), asks whether one
-    /// can raise an open obligation's event. Where none can, no run of any path can: the
-    /// obligation is unreachable, however many turns the bounds allow. A model names events
-    /// some run can raise; those stay open, and the question is asked again of the others, at
-    /// most `models` times in all.
-    fn by_runs(&mut self, models: usize) -> Result<(), GaveUp> {
-        let smt = self.smt.sibling();
-        let (mut unrolling, start) = self.unrolling.unrolling_from_run_start();
-        for c in &start {
-            smt.assert(c);
-        }
-        let depth = self.unrolling.sys.bounds.depth as usize;
-        let mut live: Vec<Bool> = Vec::with_capacity(depth);
-        let mut candidates: Vec<(&'s Obligation, Vec<Bool>)> =
-            self.open.iter().map(|o| (*o, Vec::new())).collect();
-        for j in 0..depth {
-            let l = Bool::new_const(format!("run_live_{j}"));
-            if let Some(before) = live.last() {
-                smt.assert(&l.implies(before));
-            }
-            let transition = unrolling.extend();
-            for c in &transition.taken {
-                smt.assert(&l.implies(c));
-            }
-            for c in &transition.defined {
-                smt.assert(c);
-            }
-            smt.assert(&l.implies(unrolling.class_is(j, NEXT_TURN).not()));
-            for (o, events) in &mut candidates {
-                if let Some(e) = unrolling.event(o, j) {
-                    events.push(Bool::and(&[l.clone(), e]));
-                }
-            }
-            live.push(l);
-        }
-        let (mut candidates, proved): (Vec<_>, Vec<_>) =
-            candidates.into_iter().partition(|(_, e)| !e.is_empty());
-        let mut proved: Vec<&'s Obligation> = proved.into_iter().map(|(o, _)| o).collect();
-        let candidates_of = |c: &[(&'s Obligation, Vec<Bool>)]| -> Vec<(&'s Obligation, Bool)> {
-            c.iter().map(|(o, e)| (*o, Bool::or(e))).collect()
-        };
-        for at in 0..models {
-            if candidates.is_empty() {
-                break;
-            }
-            let q = Bool::new_const(format!("run_query_{at}"));
-            let any: Vec<Bool> = candidates_of(&candidates)
-                .into_iter()
-                .map(|(_, e)| e)
-                .collect();
-            smt.assert(&q.implies(Bool::or(&any)));
-            match smt.check(std::slice::from_ref(&q)) {
-                Outcome::Unsat => {
-                    proved.extend(candidates.drain(..).map(|(o, _)| o));
-                }
-                Outcome::Sat(model) => {
-                    let before = candidates.len();
-                    candidates.retain(|(_, e)| !e.iter().any(|e| decode::holds(&model, e)));
-                    if candidates.len() == before {
-                        // A model of the disjunction satisfies none of it.
-                        return Err(GaveUp);
-                    }
-                }
-                Outcome::Unknown => return Err(GaveUp),
-            }
-        }
+    /// Closes, unreachable, the obligations a question proved that are still open.
+    fn close_unreachable(&mut self, proved: Vec<&'s Obligation>) {
         for o in proved {
-            self.answers.insert(o.clone(), Answer::Unreachable);
+            self.answers.entry(o.clone()).or_insert(Answer::Unreachable);
         }
         let answers = &self.answers;
         self.open.retain(|o| !answers.contains_key(*o));
+    }
+
+    /// Induction over runs ([`no_run_raises`]) for what is open, closing what it proves.
+    fn by_runs(&mut self, models: usize) -> Result<(), GaveUp> {
+        let proved = no_run_raises(&self.smt.sibling(), &self.unrolling, &self.open, models)?;
+        self.close_unreachable(proved);
         Ok(())
     }
 
@@ -520,9 +487,32 @@ impl<'s, 'a> Search<'s, 'a> {
         }
     }
 
+    /// Closes what the induction over runs asked ahead proved, once it has answered; with
+    /// `wait`, waiting for it.
+    fn take_ahead(&mut self, wait: bool) {
+        let Some(ahead) = &self.ahead else { return };
+        let answer = if wait {
+            ahead.recv().ok()
+        } else {
+            match ahead.try_recv() {
+                Ok(answer) => Some(answer),
+                Err(mpsc::TryRecvError::Empty) => return,
+                Err(mpsc::TryRecvError::Disconnected) => None,
+            }
+        };
+        self.ahead = None;
+        if let Some(Some(proved)) = answer {
+            self.close_unreachable(proved);
+        }
+    }
+
     /// Every obligation's answer: what is still open is unreachable when the search ran to the
-    /// bounds, undecided when it gave up.
+    /// bounds, undecided when it gave up (after what was asked ahead has answered: its proof
+    /// stands whatever the windows did).
     fn finish(mut self, gave_up: bool) -> BTreeMap<Obligation, Answer> {
+        if gave_up {
+            self.take_ahead(true);
+        }
         for o in std::mem::take(&mut self.open) {
             let answer = if gave_up {
                 Answer::Undecided
@@ -533,4 +523,91 @@ impl<'s, 'a> Search<'s, 'a> {
         }
         self.answers
     }
+}
+
+/// Induction over runs: every run of a path starts in a state `unrolling_from_run_start`
+/// allows (the first at the initial state, each later one after a next turn), and takes at most
+/// `depth` steps before the next turn. In `smt` (a solver of its own), the first `depth`
+/// transitions from any such state (no next turn among them) are asked whether one can raise an
+/// event of `open`. Where none can, no run of any path can: the obligation is unreachable,
+/// however many turns the bounds allow. A model names events some run can raise; those stay
+/// open, and the question is asked again of the others, at most `models` times in all. The
+/// obligations proved unreachable.
+fn no_run_raises<'s>(
+    smt: &Smt,
+    of: &Unrolling<'s, '_>,
+    open: &[&'s Obligation],
+    models: usize,
+) -> Result<Vec<&'s Obligation>, GaveUp> {
+    let (mut unrolling, start) = of.unrolling_from_run_start();
+    for c in &start {
+        smt.assert(c);
+    }
+    let depth = of.sys.bounds.depth as usize;
+    let mut live: Vec<Bool> = Vec::with_capacity(depth);
+    let mut candidates: Vec<(&'s Obligation, Vec<Bool>)> =
+        open.iter().map(|o| (*o, Vec::new())).collect();
+    for j in 0..depth {
+        let l = Bool::new_const(format!("run_live_{j}"));
+        if let Some(before) = live.last() {
+            smt.assert(&l.implies(before));
+        }
+        let transition = unrolling.extend();
+        for c in &transition.taken {
+            smt.assert(&l.implies(c));
+        }
+        for c in &transition.defined {
+            smt.assert(c);
+        }
+        smt.assert(&l.implies(unrolling.class_is(j, NEXT_TURN).not()));
+        for (o, events) in &mut candidates {
+            if let Some(e) = unrolling.event(o, j) {
+                events.push(Bool::and(&[l.clone(), e]));
+            }
+        }
+        live.push(l);
+    }
+    let (candidates, proved): (Vec<_>, Vec<_>) =
+        candidates.into_iter().partition(|(_, e)| !e.is_empty());
+    let proved: Vec<&'s Obligation> = proved.into_iter().map(|(o, _)| o).collect();
+    let candidates: Vec<(&'s Obligation, Bool)> = candidates
+        .into_iter()
+        .map(|(o, e)| (o, Bool::or(&e)))
+        .collect();
+    settle(smt, "run_query", candidates, proved, models)
+}
+
+/// Asks `smt`, at most `models` times, whether one of the candidates' events can hold. A model
+/// drops the candidates it raises (some path raises them: they stay open); an unsatisfiable
+/// question proves the rest. What is proved, with `proved`.
+fn settle<'s>(
+    smt: &Smt,
+    label: &str,
+    mut candidates: Vec<(&'s Obligation, Bool)>,
+    mut proved: Vec<&'s Obligation>,
+    models: usize,
+) -> Result<Vec<&'s Obligation>, GaveUp> {
+    for at in 0..models {
+        if candidates.is_empty() {
+            break;
+        }
+        let q = Bool::new_const(format!("{label}_{at}"));
+        let any: Vec<Bool> = candidates.iter().map(|(_, e)| e.clone()).collect();
+        smt.assert(&q.implies(Bool::or(&any)));
+        match smt.check(std::slice::from_ref(&q)) {
+            Outcome::Unsat => {
+                proved.extend(candidates.drain(..).map(|(o, _)| o));
+            }
+            Outcome::Sat(model) => {
+                let before = candidates.len();
+                candidates.retain(|(_, e)| !decode::holds(&model, e));
+                if candidates.len() == before {
+                    // A model of the disjunction satisfies none of it.
+                    return Err(GaveUp);
+                }
+            }
+            Outcome::Unknown => return Err(GaveUp),
+        }
+    }
+    Ok(proved)
 }
