@@ -120,16 +120,20 @@ pub struct Hunt {
 /// Runs every engine on the system, each on a thread of its own, and turns the combined answers
 /// into findings.
 pub fn hunt(inputs: &findings::Inputs<'_>, sys: &System<'_>, engines: &[&dyn Engine]) -> Hunt {
-    let results: Vec<(&str, BTreeMap<Obligation, Answer>)> = std::thread::scope(|scope| {
+    let (results, structure) = std::thread::scope(|scope| {
         let running: Vec<_> = engines
             .iter()
             .map(|e| (e.name(), scope.spawn(move || e.solve(sys))))
             .collect();
-        running
+        // The findings of structure (the gates' paths with z3 among them) need no answer: this
+        // thread finds them while the engines search.
+        let structure = findings::from_structure(inputs);
+        let results: Vec<(&str, BTreeMap<Obligation, Answer>)> = running
             .into_iter()
             // An engine that panicked answers nothing: every obligation undecided by it.
             .map(|(name, run)| (name, run.join().unwrap_or_default()))
-            .collect()
+            .collect();
+        (results, structure)
     });
     let combined = engine::combine(sys, &results);
     let mut found = findings::from_answers(inputs, &combined.answers);
@@ -139,7 +143,7 @@ pub fn hunt(inputs: &findings::Inputs<'_>, sys: &System<'_>, engines: &[&dyn Eng
             .iter()
             .map(|d| findings::disagreement(inputs, &d.obligation, d.message())),
     );
-    found.extend(findings::from_structure(inputs));
+    found.extend(structure);
     findings::sort(&mut found);
     let verdict = |o: &Obligation| Verdict {
         rule: o.rule.to_string(),
